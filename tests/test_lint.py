@@ -1,0 +1,20 @@
+"""Lint (ruff) and type-check (mypy) run as part of the suite."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).parent.parent
+
+
+def test_ruff() -> None:
+    r = subprocess.run([sys.executable, "-m", "ruff", "check", "werewolf", "tests"], cwd=ROOT,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_mypy() -> None:
+    r = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr

@@ -1,0 +1,79 @@
+"""The `werewolf` command."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from werewolf.core.errors import WerewolfError
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="werewolf")
+def main() -> None:
+    """Werewolf (狼人殺): the moderator, the rules and the tools around them."""
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--check", is_flag=True, help="Compare with the file's expect block (exit 1 on a difference).")
+def script(file: str, check: bool) -> None:
+    """Run a scripted game and print its log as JSON lines."""
+    from werewolf import script as sg
+
+    try:
+        doc = sg.load(file)
+        parsed = sg.parse(doc)
+    except WerewolfError as err:
+        _fail(str(err))
+        return
+    out = sg.run(parsed)
+    write = sys.stdout.write
+    for e in out.events:
+        write(json.dumps(e.as_json(), ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+    if check and parsed.expect is not None:
+        diffs = sg.compare(parsed.expect, out)
+        if out.error is not None:
+            click.echo(out.error, err=True)
+        if diffs:
+            click.echo(f"{file}: differs from its expect block:", err=True)
+            for d in diffs:
+                click.echo(f"  - {d}", err=True)
+            sys.exit(1)
+        sys.exit(0)
+    if out.error is not None:
+        _fail(out.error)
+
+
+@main.command()
+@click.option("--ruleset", "-r", default=None, help="Only this ruleset.")
+def decks(ruleset: str | None) -> None:
+    """List every deck (standard decks, advanced decks, presets) with its roles."""
+    from collections import Counter
+
+    from werewolf.rulesets import MODULES, get_ruleset
+
+    for name in [ruleset] if ruleset else list(MODULES):
+        try:
+            rs = get_ruleset(name)
+        except WerewolfError as e:
+            if ruleset:
+                _fail(str(e))
+            continue
+        click.echo(f"{name}:")
+        for deck_id, roles in rs.decks().items():
+            counts = Counter(roles)
+            desc = ", ".join(f"{r}×{c}" if c > 1 else r for r, c in counts.items())
+            click.echo(f"  {deck_id:<28} {len(roles):>2} cards  {desc}")
+
+
+def _fail(message: str) -> None:
+    click.echo(message.replace("\n", " "), err=True)
+    sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

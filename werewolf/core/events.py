@@ -1,0 +1,41 @@
+"""Events: what happened, and who may know it.
+
+An event is a cheap record (a NamedTuple: events are made on the hot path of
+simulations). Its audience is fixed when it is emitted: ``PUBLIC`` (every player
+and spectator), ``MODERATOR`` (nobody at the table: the log only), or a frozenset
+of seats (one player, the wolf pack as it is at that moment, the lovers, ...).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+Audience = frozenset[int] | None
+
+PUBLIC: Audience = None
+MODERATOR: Audience = frozenset()
+
+
+class Event(NamedTuple):
+    type: str
+    phase: str
+    data: dict[str, Any]
+    to: Audience = PUBLIC
+
+    def visible_to(self, seat: int | None) -> bool:
+        """Whether ``seat`` may see this event; ``None`` is a spectator."""
+        if self.to is None:
+            return True
+        return seat is not None and seat in self.to
+
+    def as_json(self, with_audience: bool = True) -> dict[str, Any]:
+        """The log line: ``type``, ``phase`` and the fields (SCRIPTED_GAMES.md)."""
+        out: dict[str, Any] = {"type": self.type, "phase": self.phase}
+        out.update(self.data)
+        if with_audience and self.to is not None:
+            out["to"] = sorted(self.to)
+        return out
+
+
+def audience(*seats: int) -> frozenset[int]:
+    return frozenset(seats)

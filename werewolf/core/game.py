@@ -1,0 +1,157 @@
+"""The game driver: runs a ruleset's flow, asks decisions, takes answers.
+
+A rules flow is a generator that yields a *request* (a list of decisions that
+are open at the same time) and receives the list of their values. The driver
+never blocks: it holds the open request until every decision is answered, by
+whoever answers whenever they answer (a script, a bot, a phone minutes later),
+and then resumes the flow. Everything is a function of the setup and the
+recorded answers, so ``replay`` rebuilds any game exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from werewolf.core.decisions import Decision, Move
+from werewolf.core.errors import IllegalMove
+from werewolf.core.events import Event
+from werewolf.core.table import GameOver, Table
+
+Flow = Generator[list[Decision], list[Any], None]
+Answer = tuple[int, str, Any]  # (seat, act, value)
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Everything but the answers that a game is a function of."""
+
+    ruleset: str
+    seats: tuple[str, ...] | None = None
+    center: tuple[str, ...] = ()
+    options: Mapping[str, Any] = field(default_factory=dict)
+    seed: int = 0
+    deck: str | tuple[str, ...] | None = None
+    players: int | None = None
+    stop_after_day: int | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {"ruleset": self.ruleset, "seats": list(self.seats) if self.seats else None,
+                "center": list(self.center), "options": dict(self.options), "seed": self.seed,
+                "deck": list(self.deck) if isinstance(self.deck, tuple) else self.deck,
+                "players": self.players, "stop_after_day": self.stop_after_day}
+
+
+class Game:
+    """One game. Ask ``pending()``, answer with ``answer()``, read ``events``."""
+
+    def __init__(self, setup: Setup) -> None:
+        from werewolf.rulesets import get_ruleset
+
+        self.setup = setup
+        self.rules = get_ruleset(setup.ruleset)
+        self.table: Table = self.rules.new_table(setup)
+        self.events: list[Event] = self.table.events
+        self.answers: list[Answer] = []
+        self._flow: Flow = self.rules.play(self.table)
+        self.request: list[Decision] = []
+        self._values: list[Any] = []
+        self._open: list[bool] = []
+        self._left = 0
+        self.over = False
+        self._resume(None)
+
+    # -- reading ---------------------------------------------------------------
+    @property
+    def phase(self) -> str:
+        return self.table.phase
+
+    @property
+    def result(self) -> tuple[list[str], list[int]] | None:
+        return self.table.result
+
+    def pending(self, seat: int | None = None) -> list[Decision]:
+        """The open decisions (of one seat, if given)."""
+        return [d for d, o in zip(self.request, self._open)
+                if o and (seat is None or d.seat == seat)]
+
+    # -- answering -------------------------------------------------------------
+    def answer(self, seat: int, move: Move) -> None:
+        """Apply a player's move; an illegal one raises IllegalMove and changes nothing."""
+        act = move.get("act") if isinstance(move, dict) else None
+        if not isinstance(act, str):
+            raise IllegalMove(self.phase, seat, None, "a move needs an 'act'")
+        if self.over:
+            raise IllegalMove(self.phase, seat, act, "the game is over")
+        mine = [i for i, d in enumerate(self.request) if self._open[i] and d.seat == seat]
+        for i in mine:
+            d = self.request[i]
+            if d.accepts(move):
+                reason = d.check(move)
+                if reason:
+                    raise IllegalMove(self.phase, seat, act, reason)
+                self._take(i, d.value(move))
+                return
+        if mine:
+            asked = ", ".join(sorted({a for i in mine for a in self.request[i].acts}))
+            raise IllegalMove(self.phase, seat, act, f"not asked for this now (asked: {asked})")
+        raise IllegalMove(self.phase, seat, act, "this seat is not asked for anything now")
+
+    def answer_value(self, decision: Decision, value: Any) -> None:
+        """Apply an already-legal value (trusted agents, replays): no checks."""
+        for i, d in enumerate(self.request):
+            if d is decision and self._open[i]:
+                self._take(i, value)
+                return
+        raise IllegalMove(self.phase, decision.seat, decision.act, "this decision is not open")
+
+    def decline(self, decision: Decision) -> None:
+        """Give the decision its default (no answer, or a timeout)."""
+        self.answer_value(decision, decision.default_value())
+
+    def _take(self, i: int, value: Any) -> None:
+        d = self.request[i]
+        self._values[i] = value
+        self._open[i] = False
+        self._left -= 1
+        self.answers.append((d.seat, d.act, value))
+        if self._left == 0:
+            self._resume(self._values)
+
+    def _resume(self, values: list[Any] | None) -> None:
+        try:
+            req = self._flow.send(values) if values is not None else next(self._flow)
+            while not req:  # an empty request needs no answers
+                req = self._flow.send([])
+        except StopIteration:
+            self.over = True
+            self.request, self._values, self._open, self._left = [], [], [], 0
+            return
+        self.request = req
+        self._values = [None] * len(req)
+        self._open = [True] * len(req)
+        self._left = len(req)
+
+    # -- replay ----------------------------------------------------------------
+    @classmethod
+    def replay(cls, setup: Setup, answers: Sequence[Answer]) -> Game:
+        game = cls(setup)
+        for seat, act, value in answers:
+            for d in game.pending(seat):
+                if d.act == act:
+                    game.answer_value(d, _from_json(value))
+                    break
+            else:
+                raise IllegalMove(game.phase, seat, act, "replay does not match this game")
+        return game
+
+
+def _from_json(value: Any) -> Any:
+    # Values went through JSON (lists); the flows unpack pairs either way.
+    if isinstance(value, list):
+        return tuple(_from_json(v) for v in value)
+    return value
+
+
+__all__ = ["Game", "Setup", "GameOver", "Answer"]

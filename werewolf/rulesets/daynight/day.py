@@ -1,0 +1,509 @@
+"""The day: sheriff election, the dawn announcement, speeches, the exile vote,
+and the day's interruptions (self-destruct, knight duel) (RULES.md §3.2, §3.3, §3.4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
+
+from werewolf.core.decisions import Choice, Decision, Flag, Move, Target
+from werewolf.rulesets.daynight.state import Player
+
+if TYPE_CHECKING:
+    from werewolf.rulesets.daynight.moderator import Moderator
+
+Gen = Generator[list[Decision], list[Any], Any]
+
+CLOCKWISE, COUNTER = "clockwise", "counterclockwise"
+
+
+class DayEnds(Exception):
+    """The day is cut short (self-destruct, a successful duel): go to night."""
+
+
+class Explode(Flag):
+    """A wolf's self-destruct, offered at a speaking boundary (``when``).
+
+    The white wolf king also names the player he takes (``target``).
+    The value is None (no), or ``("explode", target_or_None)``.
+    """
+
+    __slots__ = ("targets",)
+
+    def __init__(self, seat: int, when: str, targets: list[int] | None) -> None:
+        super().__init__(seat, "explode", context={"when": when}, context_defaults={"when": "discussion"},
+                         interrupt=True, why="reveal yourself as a wolf and end the day")
+        self.targets = targets
+
+    def check(self, move: Move) -> str | None:
+        extra = set(move) - {"act", "seat", "value", "when", "target"}
+        if extra:
+            return f"unexpected field(s) {', '.join(sorted(extra))}"
+        target = move.get("target")
+        if target is not None:
+            if self.targets is None:
+                return "only the white wolf king takes a player with him when he self-destructs"
+            if target not in self.targets:
+                return f"seat {target} is not a legal target"
+        return super().check({k: v for k, v in move.items() if k != "target"})
+
+    def value(self, move: Move) -> Any:
+        if not move.get("value", True):
+            return None
+        return ("explode", move.get("target"))
+
+    def default_value(self) -> Any:
+        return None
+
+    def options(self) -> list[Move]:
+        yes: list[Move] = [{"act": "explode", "when": self.context["when"]}]
+        if self.targets:
+            yes += [{"act": "explode", "when": self.context["when"], "target": s} for s in self.targets]
+        return yes + [{"act": "explode", "when": self.context["when"], "value": False}]
+
+    def random_value(self, rng: Any) -> Any:
+        if rng.random() < 0.03:
+            return ("explode", rng.choice(self.targets) if self.targets else None)
+        return None
+
+
+class DaySteps:
+    """Mixin of the Moderator: the day."""
+
+    def run_day(self: Moderator, k: int) -> Gen:
+        t = self.t
+        t.day = k
+        t.phase = f"day{k}"
+        t.say("day", number=k)
+        try:
+            yield from self.day_body(k)
+        except DayEnds:
+            pass
+
+    def day_body(self: Moderator, k: int) -> Gen:
+        """Classic and facetoface (RULES.md §3.2, §3.3); wechat overrides it."""
+        t = self.t
+        opts = t.opts
+        self.bear_line()
+        if self.election_today(k) and opts.sheriff_before_announcement:
+            yield from self.election(resumed=t.election_postponed)
+        yield from self.announce()
+        yield from self.discussion()
+        yield from self.rogue_dies()
+        yield from self.exile_vote()
+
+    # -- the bear ---------------------------------------------------------------
+    def bear_line(self: Moderator) -> None:
+        t = self.t
+        bear = t.holder("bear_tamer")
+        if bear is None:
+            return
+        if not bear.alive and not bear.pending:
+            if not t.bear_silent_announced and bear.death_phase:
+                t.bear_silent_announced = True
+                t.say("bear", roared=False, reason="the bear tamer is dead")
+            return
+        if bear.pending or bear.disabled:
+            if not t.bear_silent_announced:
+                t.bear_silent_announced = True
+                t.say("bear", roared=False, reason="the bear tamer is dead")
+            return
+        near = [s for s in (t.left(bear.seat), t.right(bear.seat)) if s is not None]
+        roared = any(self.bear_smells(t.p(s)) for s in near)
+        t.say("bear", roared=roared)
+
+    def bear_smells(self: Moderator, p: Player) -> bool:
+        if p.role == "hidden_wolf":
+            return self.t.opts.bear_detects_hidden_wolf
+        return p.wolf or p.faction == "white_wolf"
+
+    # -- the sheriff election -----------------------------------------------------
+    def election_today(self: Moderator, k: int) -> bool:
+        t = self.t
+        if not t.opts.sheriff or t.badge_gone or t.sheriff is not None:
+            return False
+        return k == t.opts.sheriff_day or (t.election_postponed and k == t.opts.sheriff_day + 1)
+
+    def election(self: Moderator, resumed: bool = False) -> Gen:
+        """RULES.md §3.2.2. ``resumed``: the postponed Day-2 election (vote, no speeches)."""
+        t = self.t
+        opts = t.opts
+        t.election_postponed = False
+        people = [p for p in t.players if p.alive or (p.pending and opts.sheriff_before_announcement)]
+        runs = yield [Flag(p.seat, "run", why="stand for sheriff") for p in people]
+        cands = [p.seat for p, v in zip(people, runs) if v]
+        t.say("candidates", seats=cands)
+        if len(cands) >= 2 or resumed:
+            boom = yield from self.explode_window("election", people)
+            if boom is not None:
+                yield from self.election_broken(boom, resumed)
+                return
+        if not resumed and len(cands) >= 2:
+            yield from self.campaign(cands)
+            outs = yield [Flag(s, "withdraw", why="withdraw from the election") for s in cands]
+            for s, out in zip(cands, outs):
+                if out:
+                    t.say("withdraw", seat=s)
+            remaining = [s for s, out in zip(cands, outs) if not out]
+        else:
+            remaining = cands
+        if not remaining:
+            t.say("sheriff", seat=None, reason="no candidate")
+            return
+        if len(remaining) == 1:
+            self.elect(remaining[0], "sole candidate")
+            return
+        if opts.sheriff_electorate == "all_living":
+            electorate = [p.seat for p in t.living() if not p.idiot_revealed]
+        else:
+            electorate = [p.seat for p in people if p.seat not in cands]
+        if not electorate:
+            t.say("sheriff", seat=None, reason="no voters")
+            return
+        winner, tied = yield from self.sheriff_ballot("sheriff_vote", electorate, remaining)
+        if winner is None and tied and opts.sheriff_tie == "pk_then_none":
+            t.say("sheriff_pk", seats=tied)
+            if not resumed:
+                for s in sorted(tied):
+                    yield from self.speak(s, "pk")
+            winner, tied = yield from self.sheriff_ballot("sheriff_pk_vote", electorate, tied)
+        if winner is None:
+            t.say("sheriff", seat=None, reason="tie" if tied else "no votes")
+        else:
+            self.elect(winner, "vote")
+
+    def campaign(self: Moderator, cands: list[int]) -> Gen:
+        t = self.t
+        order = t.opts.campaign_order
+        ascending = (t.coin() == 1) if order == "coin" else order == "lowest_first"
+        for s in sorted(cands, reverse=not ascending):
+            yield from self.speak(s, "election")
+
+    def sheriff_ballot(self: Moderator, act: str, electorate: list[int],
+                       cands: list[int]) -> Generator[list[Decision], list[Any], tuple[int | None, list[int]]]:
+        t = self.t
+        ballots = yield [Target(s, act, cands, why="elect the sheriff") for s in electorate]
+        tally: dict[int, float] = {}
+        cast = {}
+        for s, b in zip(electorate, ballots):
+            if b is not None:
+                tally[b] = tally.get(b, 0) + 1
+                cast[s] = b
+        ev = {"round": act, "tally": {str(k): v for k, v in sorted(tally.items())}}
+        if t.opts.sheriff_vote_secret:
+            t.say("votes", **ev)
+            t.log("ballots", round=act, ballots={str(k): v for k, v in cast.items()})
+        else:
+            t.say("votes", **ev, ballots={str(k): v for k, v in cast.items()})
+        return top(tally)
+
+    def elect(self: Moderator, seat: int, how: str) -> None:
+        self.t.sheriff = seat
+        self.t.say("sheriff", seat=seat, reason=how)
+
+    def election_broken(self: Moderator, boom: tuple[Player, int | None], resumed: bool) -> Gen:
+        """A wolf self-destructed during the election (RULES.md §3.2.2, A-1, A-28)."""
+        t = self.t
+        wolf, target = boom
+        rule = t.opts.sheriff_self_destruct
+        if rule == "postpone_once" and not resumed and t.day == t.opts.sheriff_day:
+            t.election_postponed = True
+            t.say("election_postponed")
+        else:
+            t.badge_gone = True
+            t.say("sheriff", seat=None, reason="lost to a self-destruct")
+        yield from self.self_destruct(wolf, target)
+        # Straight to the announcement (if still due), its follow-ups, then night.
+        if t.night_dead:
+            yield from self.announce()
+        yield from self.rogue_dies()
+        raise DayEnds
+
+    # -- dawn -------------------------------------------------------------------
+    def announce(self: Moderator) -> Gen:
+        t = self.t
+        dead = sorted(t.night_dead)
+        self.flush_night_deaths()
+        t.dawn_count = len(dead)
+        t.say("announce", seats=dead)
+        for s in dead:
+            t.p(s).pending = False
+        if dead:
+            t.last_dead = dead
+        t.announced_today = dead
+        for s in dead:
+            yield from self.followups(t.p(s))
+        if t.transform_due == "dawn":
+            self.transform_wild_child()
+
+    def transform_wild_child(self: Moderator) -> None:
+        t = self.t
+        t.transform_due = None
+        child = t.holder("wild_child")
+        if child is None or not child.alive or child.transformed or t.model is None or t.p(t.model).alive:
+            return
+        child.transformed = True
+        child.faction = "wolf"
+        t.tell([child.seat], "transformed", seat=child.seat)
+        t.log("ruling", rule="wild_child_transforms", seat=child.seat)
+
+    # -- speeches -----------------------------------------------------------------
+    def speak(self: Moderator, seat: int, part: str) -> Gen:
+        """One speaking turn (text or "done" in live play: the front end's business)."""
+        t = self.t
+        if t.p(seat).silenced_day == t.day and t.day > 0 and part != "last_words":
+            t.say("silent_turn", seat=seat, part=part)
+            return
+        if part != "last_words":
+            t.say("speech", seat=seat, part=part)
+        return
+        yield
+
+    def discussion(self: Moderator) -> Gen:
+        t = self.t
+        order = yield from self.speaking_order()
+        yield from self.interrupts()
+        for s in order:
+            if t.p(s).alive:
+                yield from self.speak(s, "discussion")
+
+    def speaking_order(self: Moderator) -> Generator[list[Decision], list[Any], list[int]]:
+        t = self.t
+        opts = t.opts
+        sheriff = t.p(t.sheriff) if t.sheriff is not None else None
+        if sheriff is not None and sheriff.alive:
+            allowed = [CLOCKWISE, COUNTER]
+            if opts.speech_with_sheriff == "alternate" and t.last_direction is not None:
+                allowed = [COUNTER if t.last_direction == CLOCKWISE else CLOCKWISE]
+            (direction,) = yield [Choice(sheriff.seat, "order", "direction", allowed,
+                                         why="choose the speaking order"
+                                         + (" (it must alternate with the last one)" if len(allowed) == 1 else ""))]
+            t.last_direction = direction
+            cw = direction == CLOCKWISE
+            t.say("order", seat=sheriff.seat, direction=direction)
+            start = t.left(sheriff.seat) if cw else t.right(sheriff.seat)
+            order = [s for s in t.walk(start, cw) if s != sheriff.seat] if start is not None else []
+            order.append(sheriff.seat)
+        else:
+            cw = t.coin() == 1
+            living = t.living_seats()
+            if opts.speech_without_sheriff == "clock_deaths":
+                ref = min(t.announced_today) if t.announced_today else None
+            else:
+                ref = max(t.last_dead) if t.last_dead else None
+            if ref is None:
+                order = living if cw else living[::-1]
+            else:
+                start = t.left(ref) if cw else t.right(ref)
+                order = list(t.walk(start, cw)) if start is not None else []
+        t.say("speaking_order", seats=order)
+        return order
+
+    def interrupts(self: Moderator) -> Gen:
+        """The first speaking turn: wolves may self-destruct, the knight may duel."""
+        t = self.t
+        asks: list[Decision] = []
+        if t.opts.self_destruct_allowed:
+            asks += [self.explode_decision(p, "discussion") for p in t.living() if self.may_explode(p)]
+        knight = t.holder("knight")
+        if knight is not None and knight.alive and not t.knight_used and not knight.disabled:
+            targets = [p.seat for p in t.living() if p.seat != knight.seat]
+            asks.append(Target(knight.seat, "duel", targets, interrupt=True, why="duel one player"))
+        if not asks:
+            return
+        vals = yield asks
+        for d, v in sorted(zip(asks, vals), key=lambda dv: dv[0].seat):
+            if v is None:
+                continue
+            if d.act == "duel":
+                yield from self.duel(t.p(d.seat), v)
+            elif t.p(d.seat).alive:
+                yield from self.self_destruct(t.p(d.seat), v[1])
+                yield from self.rogue_dies()
+                raise DayEnds
+
+    def may_explode(self: Moderator, p: Player) -> bool:
+        return p.wolf and p.role != "spirit_knight" and not p.disabled
+
+    def explode_decision(self: Moderator, p: Player, when: str) -> Explode:
+        targets = None
+        if p.role == "white_wolf_king":
+            targets = [q.seat for q in self.t.players if (q.alive or q.pending) and q.seat != p.seat]
+        return Explode(p.seat, when, targets)
+
+    def explode_window(self: Moderator, when: str, people: list[Player]
+                       ) -> Generator[list[Decision], list[Any], tuple[Player, int | None] | None]:
+        t = self.t
+        if not t.opts.self_destruct_allowed:
+            return None
+        asks = [self.explode_decision(p, when) for p in people if self.may_explode(p)]
+        if not asks:
+            return None
+        vals = yield asks
+        for d, v in zip(asks, vals):
+            if v is not None:
+                return t.p(d.seat), v[1]
+        return None
+
+    def self_destruct(self: Moderator, p: Player, target: int | None) -> Gen:
+        """RULES.md §3.2.6: a batch, the win check, the white wolf king's take, follow-ups."""
+        t = self.t
+        t.say("explode", seat=p.seat, role=p.role)
+        if p.pending:
+            # 「若前一個夜晚被毒害的狼人在競選警長時自爆,則毒藥無效」: the pending death is replaced.
+            t.night_dead.remove(p.seat)
+            p.alive, p.pending = True, False
+            t.log("ruling", rule="self_destruct_replaces_night_death", seat=p.seat)
+        if p.seat == t.sheriff:
+            t.badge_gone = True  # 吞警徽
+        batch: list[Player] = []
+        self.die(p, "explode", batch)
+        self.close_chains(batch)
+        self.check_win()
+        if t.opts.self_destructed_wolf_votes_knife:
+            t.knife_voice = p.seat
+        if p.role == "white_wolf_king" and target is not None:
+            victim = t.p(target)
+            t.say("claw", seat=p.seat, target=target)
+            if victim.alive:
+                taken: list[Player] = []
+                self.die(victim, "claw", taken)
+                self.close_chains(taken)
+                yield from self.batch_done(taken)
+        yield from self.followups_of(batch)
+
+    def followups_of(self: Moderator, batch: list[Player]) -> Gen:
+        if not batch:
+            return
+        yield from self.followups(batch[0])
+        for q in sorted(batch[1:], key=lambda q: q.seat):
+            yield from self.followups(q)
+
+    def duel(self: Moderator, knight: Player, target: int) -> Gen:
+        """RULES.md §3.2.5: a wolf dies and night falls; otherwise the knight dies."""
+        t = self.t
+        t.knight_used = True
+        victim = t.p(target)
+        hit = victim.wolf
+        t.say("duel", seat=knight.seat, target=target, result="wolf" if hit else "good")
+        batch: list[Player] = []
+        self.die(victim if hit else knight, "duel", batch)
+        self.close_chains(batch)
+        self.check_win()
+        yield from self.followups(batch[0], last_words=False)
+        for q in sorted(batch[1:], key=lambda q: q.seat):
+            yield from self.followups(q)
+        if hit:
+            yield from self.rogue_dies()
+            raise DayEnds
+
+    def rogue_dies(self: Moderator) -> Gen:
+        """The wounded old rogue dies after the day's speeches (RULES.md §2.1 old_rogue)."""
+        t = self.t
+        for p in t.players:
+            if p.role == "old_rogue" and p.wounded and p.alive:
+                p.wounded = False
+                batch: list[Player] = []
+                self.die(p, "rogue_delayed", batch)
+                self.close_chains(batch)
+                yield from self.batch_done(batch)
+
+    # -- the exile vote -------------------------------------------------------------
+    def may_vote(self: Moderator, p: Player) -> bool:
+        return p.alive and not p.idiot_revealed
+
+    def votable(self: Moderator, p: Player) -> bool:
+        return p.alive and not (p.idiot_revealed and not self.t.opts.revealed_idiot_votable)
+
+    def vote_weight(self: Moderator, seat: int) -> float:
+        t = self.t
+        return t.opts.sheriff_vote_weight if seat == t.sheriff else 1
+
+    def ballot(self: Moderator, act: str, voters: list[int], targets: list[int]
+               ) -> Generator[list[Decision], list[Any], tuple[int | None, list[int], dict[int, int]]]:
+        t = self.t
+        asks = []
+        for v in voters:
+            ts, forbidden = targets, {}
+            lover = t.lover_of(v)
+            if lover is not None and not t.opts.lovers_may_vote_each_other and lover in targets:
+                ts = [s for s in targets if s != lover]
+                forbidden = {lover: "lovers may not vote for each other"}
+            asks.append(Target(v, act, ts, forbidden=forbidden, why="vote to exile a player"))
+        ballots = yield asks
+        cast = {v: b for v, b in zip(voters, ballots) if b is not None}
+        tally: dict[int, float] = {}
+        for v, b in cast.items():
+            tally[b] = tally.get(b, 0) + self.vote_weight(v)
+        self.adjust_tally(tally, act)
+        t.say("votes", round=act, ballots={str(k): v for k, v in cast.items()},
+              tally={str(k): v for k, v in sorted(tally.items())})
+        winner, tied = top(tally)
+        return winner, tied, cast
+
+    def adjust_tally(self: Moderator, tally: dict[int, float], act: str) -> None:
+        """Ruleset extras on the count (wechat's raven)."""
+
+    def exile_vote(self: Moderator) -> Gen:
+        t = self.t
+        voters = [p.seat for p in t.living() if self.may_vote(p)]
+        targets = [p.seat for p in t.living() if self.votable(p)]
+        winner, tied, cast = yield from self.ballot("vote", voters, targets)
+        if winner is None and tied:
+            winner, cast = yield from self.exile_tie(tied, voters, targets, cast)
+        t.say("exile", seat=winner)
+        if winner is not None:
+            deciders = [v for v, b in cast.items() if b == winner]
+            yield from self.exile(t.p(winner), deciders)
+
+    def exile_tie(self: Moderator, tied: list[int], voters: list[int], targets: list[int],
+                  cast: dict[int, int]) -> Generator[list[Decision], list[Any], tuple[int | None, dict[int, int]]]:
+        """A tie: PK speeches and a re-vote by the others (classic, facetoface)."""
+        t = self.t
+        if t.opts.exile_tie != "pk_then_none":
+            return None, cast
+        t.say("pk", seats=tied)
+        for s in sorted(tied):
+            yield from self.speak(s, "pk")
+        pk_voters = [v for v in voters if v not in tied and t.p(v).alive]
+        pk_targets = tied if t.opts.pk_votes_only_for_pk else [s for s in targets if t.p(s).alive]
+        winner, _, cast2 = yield from self.ballot("pk_vote", pk_voters, pk_targets)
+        return winner, cast2
+
+    def exile(self: Moderator, p: Player, deciders: list[int]) -> Gen:
+        """RULES.md §3.2.4: the idiot's reveal, else death, bomb, chains, follow-ups."""
+        t = self.t
+        if p.role == "idiot" and not p.idiot_revealed and not p.disabled:
+            (reveal,) = yield [Flag(p.seat, "reveal", default=True, why="reveal that you are the idiot")]
+            if reveal:
+                p.idiot_revealed = True
+                t.say("reveal", seat=p.seat, role="idiot")
+                if t.sheriff == p.seat and t.opts.idiot_reveal_destroys_badge:
+                    t.sheriff = None
+                    t.badge_gone = True
+                    t.say("sheriff", seat=None, reason="the idiot revealed")
+                return
+        batch: list[Player] = []
+        self.die(p, "exile", batch)
+        if p.role == "bomber" and not p.disabled:
+            t.say("bomb", seat=p.seat, victims=sorted(deciders))
+            for v in sorted(deciders):
+                self.die(t.p(v), "bomb", batch)
+        self.close_chains(batch)
+        if p.role == "bomber" and not any(q.alive for q in t.players):
+            self.end(["bomber"], rule="bomber_takes_everyone")
+        yield from self.batch_done(batch)
+
+
+def top(tally: dict[int, float]) -> tuple[int | None, list[int]]:
+    """The unique positive maximum, or None and the tied seats."""
+    if not tally:
+        return None, []
+    best = max(tally.values())
+    if best <= 0:
+        return None, []
+    leaders = sorted(s for s, v in tally.items() if v == best)
+    if len(leaders) == 1:
+        return leaders[0], []
+    return None, leaders

@@ -1,0 +1,151 @@
+"""Deaths, the chains they force, and what follows a death (RULES.md §0.5, §3.2.1).
+
+A batch is one primary death with every death it forces (lover, charm, dream
+link, the hidden wolf falling with the pack, bomb victims). Forced deaths share
+the trigger's time and happen before the batch's win check; optional follow-ups
+(badge, last words, shots) come only after it, depth-first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
+
+from werewolf.core.decisions import Decision, Target
+from werewolf.core.events import MODERATOR, PUBLIC
+from werewolf.rulesets.daynight.state import Player
+
+if TYPE_CHECKING:
+    from werewolf.rulesets.daynight.moderator import Moderator
+
+Gen = Generator[list[Decision], list[Any], Any]
+
+SHOOTERS = ("hunter", "wolf_king")
+
+
+class Deaths:
+    """Mixin of the Moderator: killing players and the follow-ups of a death."""
+
+    def die(self: Moderator, p: Player, cause: str, batch: list[Player], phase: str | None = None) -> None:
+        if not p.alive:
+            return
+        t = self.t
+        p.alive = False
+        p.cause = cause
+        p.death_phase = phase or t.phase
+        p.pending = t.phase.startswith("night")
+        if p.pending:
+            # Logged at the dawn announcement: a pending death can still be
+            # replaced (a poisoned wolf who self-destructs in the election).
+            t.night_dead.append(p.seat)
+        else:
+            t.emit("death", PUBLIC, p.death_phase, seat=p.seat, cause=cause)
+        batch.append(p)
+        if p.seat == t.model:
+            t.transform_due = "dawn" if p.pending else "night"
+
+    def flush_night_deaths(self: Moderator) -> None:
+        """Log the night's deaths (moderator only: the table hears only the seats)."""
+        t = self.t
+        for s in t.night_dead:
+            p = t.p(s)
+            t.emit("death", MODERATOR, p.death_phase, seat=s, cause=p.cause)
+        t.night_dead = []
+
+    def close_chains(self: Moderator, batch: list[Player]) -> None:
+        """Apply the forced deaths of RULES.md §0.5 until nothing changes."""
+        t = self.t
+        i = 0
+        while True:
+            while i < len(batch):
+                p = batch[i]
+                i += 1
+                other = t.lover_of(p.seat)
+                if other is not None and t.p(other).alive:
+                    self.die(t.p(other), "lover", batch, p.death_phase)
+                if (p.role == "wolf_beauty" and p.cause in ("poison", "shot", "exile")
+                        and t.charmed is not None and t.p(t.charmed).alive
+                        and t.p(t.charmed).role != "old_rogue"):
+                    self.die(t.p(t.charmed), "charm", batch, p.death_phase)
+                if (p.role == "dreamcatcher" and p.death_phase.startswith("night")
+                        and t.phase == p.death_phase and t.dreamer is not None and t.p(t.dreamer).alive):
+                    self.die(t.p(t.dreamer), "dream", batch, p.death_phase)
+                self.chain_hook(p, batch)
+            # The hidden wolf falls when no pack wolf is left (cause "auto").
+            hidden = [h for h in t.players if h.alive and h.role == "hidden_wolf"]
+            if hidden and not t.pack():
+                for h in hidden:
+                    self.die(h, "auto", batch, batch[-1].death_phase if batch else None)
+            if i >= len(batch):
+                return
+
+    def chain_hook(self: Moderator, p: Player, batch: list[Player]) -> None:
+        """Ruleset-specific forced deaths (overridden where needed)."""
+
+    # -- follow-ups --------------------------------------------------------------
+    def batch_done(self: Moderator, batch: list[Player], like: Player | None = None) -> Gen:
+        """The win check, then follow-ups: the primary player first, then the rest by seat.
+
+        ``like``: the shooter whose death time (and so last words) the batch inherits.
+        """
+        self.check_win()
+        if not batch:
+            return
+        first, rest = batch[0], sorted(batch[1:], key=lambda p: p.seat)
+        yield from self.followups(first, like)
+        for p in rest:
+            yield from self.followups(p, like)
+
+    def followups(self: Moderator, p: Player, like: Player | None = None, last_words: bool = True) -> Gen:
+        """Badge, then last words, then a shot (RULES.md §3.2.1, A-35)."""
+        if self.t.sheriff == p.seat:
+            yield from self.pass_badge(p)
+        if last_words and self.has_last_words(p, like):
+            yield from self.last_words(p)
+        yield from self.shoot(p)
+
+    def pass_badge(self: Moderator, p: Player) -> Gen:
+        t = self.t
+        heirs = [q.seat for q in t.living() if not (q.idiot_revealed and t.opts.badge_on_death == "must_pass")]
+        must = t.opts.badge_on_death == "must_pass" and bool(heirs)
+        v = yield [Target(p.seat, "badge", heirs, optional=not must,
+                          why="the sheriff passes the badge or tears it up")]
+        heir = v[0]
+        t.sheriff = heir
+        if heir is None:
+            t.badge_gone = True
+            t.say("sheriff", seat=None, reason="torn")
+        else:
+            t.say("sheriff", seat=heir, reason="passed")
+
+    def last_words(self: Moderator, p: Player) -> Gen:
+        t = self.t
+        if p.silenced_day == t.day and t.day > 0:
+            t.say("no_last_words", seat=p.seat, reason="silenced")
+            return
+        t.say("last_words", seat=p.seat)
+        yield from self.speak(p.seat, "last_words")
+
+    def can_shoot(self: Moderator, p: Player) -> bool:
+        if p.role not in SHOOTERS or p.disabled:
+            return False
+        opts = self.t.opts
+        blocked = opts.hunter_blocked_causes if p.role == "hunter" else opts.wolf_king_blocked_causes
+        return p.cause not in blocked
+
+    def shoot(self: Moderator, p: Player) -> Gen:
+        if not self.can_shoot(p):
+            return
+        t = self.t
+        targets = [q.seat for q in t.living() if q.seat != p.seat]
+        v = yield [Target(p.seat, "shoot", targets, why="you may shoot one player as you die")]
+        target = v[0]
+        if target is None:
+            return
+        victim = t.p(target)
+        t.say("shoot", seat=p.seat, role=p.role, target=target)
+        batch: list[Player] = []
+        self.die(victim, "shot", batch, p.death_phase)
+        self.close_chains(batch)
+        # The victim dies at the shooter's time, and inherits his last words.
+        yield from self.batch_done(batch, like=p)

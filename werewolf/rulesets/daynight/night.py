@@ -1,0 +1,373 @@
+"""The night: one step per role, in the order of the ruleset's table, then the
+resolution of who dies (RULES.md §3.1, §3.1.1, §3.3).
+
+Every night target is a *label* (a seat number as chosen). The magician's swap
+σ maps labels to the players they affect that night; information is given in
+labels, effects land on σ(label).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from werewolf.core.decisions import AnyOf, Choice, Decision, Flag, Pair, Target
+from werewolf.rulesets.daynight.state import Player
+
+if TYPE_CHECKING:
+    from werewolf.rulesets.daynight.moderator import Moderator
+
+Gen = Generator[list[Decision], list[Any], Any]
+StepFn = Callable[["Moderator", "Player | None"], Gen]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One line of a night-order table."""
+
+    code: str  # the rule book's step letter
+    role: str  # whose step it is; "" for the moderator's own steps
+    run: StepFn | None  # None: the role is only located (woken, no action)
+    first_night_only: bool = False
+
+
+class Night:
+    """What was chosen tonight."""
+
+    __slots__ = ("k", "guard", "swap", "dream", "wolf", "charm", "save", "poison", "check",
+                 "silence", "shield", "enchant", "infect", "extra_kills", "curse", "sniff")
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+        self.guard: int | None = None
+        self.swap: tuple[int, int] | None = None
+        self.dream: int | None = None
+        self.wolf: int | None = None
+        self.charm: int | None = None
+        self.save: int | None = None  # the label the antidote was used on
+        self.poison: int | None = None
+        self.check: int | None = None
+        self.silence: int | None = None
+        self.shield: int | None = None
+        self.enchant: int | None = None
+        self.infect = False
+        self.extra_kills: list[tuple[str, int]] = []
+        self.curse: int | None = None
+        self.sniff: int | None = None
+
+    def eff(self, label: int | None) -> int | None:
+        """σ(label): whom a choice of ``label`` affects tonight (the magician's swap)."""
+        if label is None or self.swap is None:
+            return label
+        a, b = self.swap
+        return b if label == a else a if label == b else label
+
+
+class NightSteps:
+    """Mixin of the Moderator: running the night table."""
+
+    def run_night(self: Moderator, k: int) -> Gen:
+        t = self.t
+        t.night = k
+        t.phase = f"night{k}"
+        t.night_dead = []
+        self.n = Night(k)
+        t.say("night", number=k)
+        if t.transform_due == "night":
+            self.transform_wild_child()
+        for step in self.night_order:
+            if step.first_night_only and k != 1:
+                continue
+            if step.role == "":
+                assert step.run is not None
+                yield from step.run(self, None)
+                continue
+            if step.role not in t.in_deck and not self.step_always(step):
+                continue
+            holder = self.step_holder(step)
+            t.say("step", step=step.code, role=step.role)
+            if step.run is not None:
+                yield from step.run(self, holder)
+        t.exploded_today = None
+        t.knife_voice = None
+
+    def step_always(self: Moderator, step: Step) -> bool:
+        # The pack wakes whatever the deck (an infected or transformed wolf may join it).
+        return step.role == "werewolf"
+
+    def step_holder(self: Moderator, step: Step) -> Player | None:
+        """The living player who acts at this step, or None: the step is pretended."""
+        for p in self.t.players:
+            if p.role == step.role and p.alive and not p.disabled:
+                return p
+        return None
+
+
+# -- the night steps of each role ------------------------------------------------
+def thief(m: Moderator, p: Player | None) -> Gen:
+    """Take one of the two bottom cards (RULES.md §2.1 thief)."""
+    t = m.t
+    if p is None or p.dealt != "thief":
+        return
+    cards = list(t.center)
+    t.tell([p.seat], "bottom_cards", seat=p.seat, cards=cards)
+    wolves = [i + 1 for i, c in enumerate(cards) if m.is_wolf_card(c)]
+    legal = wolves if wolves else [1, 2]
+    forced = bool(wolves) or t.opts.thief_must_swap
+    d = Choice(p.seat, "take", "card", legal, optional=not forced,
+               why="take a bottom card" + (" (a wolf card must be taken)" if wolves else ""))
+    if wolves and len(wolves) < 2:
+        d.why += f"; card {3 - wolves[0]} is not a wolf"
+    (card,) = yield [d]
+    if card is None:
+        p.become("villager") if t.ruleset == "wechat" else None
+        t.log("thief_keeps", seat=p.seat)
+        return
+    taken = cards[card - 1]
+    p.become(taken)
+    t.thief_seat = p.seat
+    t.tell([p.seat], "took", seat=p.seat, card=card, role=taken)
+
+
+def cupid(m: Moderator, p: Player | None) -> Gen:
+    t = m.t
+    if p is None:
+        return
+    targets = [q.seat for q in t.players if q.alive and (t.opts.cupid_self_link or q.seat != p.seat)
+               and q.role != "pure_villager"]
+    (pair,) = yield [Pair(p.seat, "link", targets, optional=False, why="link two players as lovers")]
+    a, b = sorted(pair)
+    t.lovers = (a, b)
+    t.cupid = p.seat
+    wolves = [s for s in (a, b) if t.p(s).wolf]
+    t.lovers_mixed = len(wolves) == 1
+    t.lovers_double_wolf = len(wolves) == 2
+    t.log("lovers_linked", seats=[a, b], mixed=t.lovers_mixed)
+    t.tell([p.seat], "linked", seat=p.seat, lovers=[a, b])
+    m.lovers_formed()
+
+
+def lovers(m: Moderator, p: Player | None) -> Gen:
+    """The lovers open their eyes and learn each other's seat, not the role."""
+    t = m.t
+    if t.lovers:
+        a, b = t.lovers
+        t.tell([a, b], "lovers", seats=[a, b])
+    return
+    yield
+
+
+def wild_child(m: Moderator, p: Player | None) -> Gen:
+    t = m.t
+    if p is None:
+        return
+    targets = [q.seat for q in t.living() if q.seat != p.seat]
+    (model,) = yield [Target(p.seat, "model", targets, optional=False, why="choose your model")]
+    t.model = model
+    t.tell([p.seat], "model", seat=p.seat, target=model)
+
+
+def guard(m: Moderator, p: Player | None) -> Gen:
+    t = m.t
+    if p is None:
+        t.guard_last = None
+        return
+    forbidden: dict[int, str] = {}
+    targets = []
+    for q in t.living():
+        if t.opts.guard_rule == "no_consecutive" and q.seat == t.guard_last:
+            forbidden[q.seat] = "the guard may not protect the same player two nights running"
+        elif t.opts.guard_rule == "once_per_target" and q.seat in t.guarded_ever:
+            forbidden[q.seat] = "each player can be the guard's target only once per game"
+        else:
+            targets.append(q.seat)
+    (g,) = yield [Target(p.seat, "guard", targets, forbidden=forbidden, why="protect one player from the wolves")]
+    m.n.guard = g
+    t.guard_last = g
+    if g is not None:
+        t.guarded_ever.add(g)
+        t.log("guarded", seat=p.seat, target=g)
+
+
+def magician(m: Moderator, p: Player | None) -> Gen:
+    t = m.t
+    if p is None:
+        return
+    targets = [q.seat for q in t.living() if not q.swapped]
+    (pair,) = yield [Pair(p.seat, "swap", targets, why="swap two players' numbers for tonight")]
+    if pair:
+        a, b = pair
+        t.p(a).swapped = t.p(b).swapped = True
+        m.n.swap = (a, b)
+        t.log("swapped", seat=p.seat, targets=[a, b])
+
+
+def dreamcatcher(m: Moderator, p: Player | None) -> Gen:
+    t = m.t
+    if p is None:
+        t.dream_last = None
+        t.dreamer = None
+        return
+    targets = [q.seat for q in t.living() if q.seat != p.seat]
+    (d,) = yield [Target(p.seat, "dream", targets, optional=False, why="choose tonight's dreamer")]
+    m.n.dream = d
+    t.log("dreamed", seat=p.seat, target=d)
+
+
+def pack(m: Moderator, p: Player | None) -> Gen:
+    """The pack wakes together and names one victim, or none (RULES.md §2.1 werewolf)."""
+    t = m.t
+    members = t.pack()
+    if m.n.k == 1 and members:
+        special = [q.seat for q in members if q.role != "werewolf"]
+        t.tell([q.seat for q in members], "pack", seats=[q.seat for q in members], special=special)
+    voices = [q.seat for q in members]
+    if t.knife_voice is not None and t.knife_voice not in voices:
+        voices.append(t.knife_voice)
+    if not voices:
+        return
+    forbidden: dict[int, str] = {}
+    targets = []
+    for q in t.living():
+        if q.role == "spirit_knight":
+            forbidden[q.seat] = "the spirit knight cannot be knifed"
+        else:
+            targets.append(q.seat)
+    names = yield [Target(s, "kill", targets, forbidden=forbidden, why="the pack chooses tonight's victim")
+                   for s in voices]
+    named = {x for x in names if x is not None}
+    m.n.wolf = named.pop() if len(named) == 1 else None
+    t.tell(voices, "pack_choice", target=m.n.wolf)
+
+
+def wolf_beauty(m: Moderator, p: Player | None) -> Gen:
+    t = m.t
+    if p is None:
+        t.charm_last = None
+        return
+    pack_seats = {q.seat for q in t.pack()}
+    forbidden: dict[int, str] = {}
+    targets = []
+    for q in t.living():
+        if q.seat == p.seat or q.seat in pack_seats:
+            continue
+        if q.seat == t.charm_last:
+            forbidden[q.seat] = "the wolf beauty may not charm the same player two nights running"
+        else:
+            targets.append(q.seat)
+    (c,) = yield [Target(p.seat, "charm", targets, forbidden=forbidden, why="charm one player")]
+    m.n.charm = c
+    t.charm_last = c
+    t.charmed = m.n.eff(c)
+    if c is not None:
+        t.log("charmed", seat=p.seat, target=c)
+
+
+def witch(m: Moderator, p: Player | None) -> Gen:
+    t = m.t
+    if p is None:
+        return
+    n = m.n
+    informed, victim = m.witch_shown(p)
+    if informed:
+        t.tell([p.seat], "victim", seat=p.seat, target=victim)
+    can_save = t.antidote and victim is not None and m.witch_may_save(p, victim)
+    can_poison = t.poison
+    poison_targets = [q.seat for q in t.living() if q.seat != p.seat]
+    save_d = Flag(p.seat, "save", why=f"save seat {victim}")
+    poison_d = Target(p.seat, "poison", poison_targets, forbidden={p.seat: "the witch may not poison herself"},
+                      why="poison one player")
+    if t.opts.witch_one_potion_per_night:
+        alts: list[Decision] = ([save_d] if can_save else []) + ([poison_d] if can_poison else [])
+        if not alts:
+            return
+        if len(alts) == 1:
+            (v,) = yield alts
+            v = (alts[0].act, v) if v not in (None, False) else None
+        else:
+            (v,) = yield [AnyOf(p.seat, alts, conflict="the witch may use only one potion per night",
+                                why="use the antidote, the poison, or nothing")]
+        if v is None:
+            return
+        act, arg = v
+        if act == "save":
+            n.save = victim
+            t.antidote = False
+        else:
+            n.poison = arg
+            t.poison = False
+    else:
+        asks: list[Decision] = ([save_d] if can_save else []) + ([poison_d] if can_poison else [])
+        if not asks:
+            return
+        vals = yield asks
+        for d, v in zip(asks, vals):
+            if d.act == "save" and v:
+                n.save = victim
+                t.antidote = False
+            elif d.act == "poison" and v is not None:
+                n.poison = v
+                t.poison = False
+    t.log("potions", seat=p.seat, save=n.save, poison=n.poison)
+
+
+def seer(m: Moderator, p: Player | None) -> Gen:
+    t = m.t
+    if p is None:
+        return
+    targets = [q.seat for q in t.living() if q.seat != p.seat]
+    (c,) = yield [Target(p.seat, "check", targets, forbidden={p.seat: "the seer may not check himself"},
+                         why="check one player")]
+    if c is None:
+        return
+    m.n.check = c
+    target = t.p(m.n.eff(c) or c)
+    t.emit("check", frozenset({p.seat}), seat=p.seat, target=c, result=m.seer_result(target))
+
+
+def silencer(m: Moderator, p: Player | None) -> Gen:
+    t = m.t
+    if p is None:
+        t.silence_last = None
+        return
+    forbidden: dict[int, str] = {}
+    targets = []
+    for q in t.living():
+        if q.seat == t.silence_last:
+            forbidden[q.seat] = "the silencer may not silence the same player two nights running"
+        else:
+            targets.append(q.seat)
+    (s,) = yield [Target(p.seat, "silence", targets, forbidden=forbidden, why="silence one player tomorrow")]
+    m.n.silence = s
+    t.silence_last = s
+    if s is not None:
+        e = m.n.eff(s)
+        assert e is not None
+        t.p(e).silenced_day = m.n.k
+        t.log("silenced", seat=p.seat, target=s)
+
+
+def hunter_signal(m: Moderator, _: Player | None) -> Gen:
+    """Step P: the hunter is told whether he could shoot."""
+    yield from _shooter_signal(m, "hunter")
+
+
+def wolf_king_signal(m: Moderator, _: Player | None) -> Gen:
+    """Step U: the wolf king is told whether he could shoot."""
+    yield from _shooter_signal(m, "wolf_king")
+
+
+def _shooter_signal(m: Moderator, role: str) -> Gen:
+    t = m.t
+    for q in t.players:
+        # A holder dying tonight is still woken and told "no" or "yes".
+        if q.role == role and (q.alive or q.pending):
+            t.tell([q.seat], "can_shoot", seat=q.seat, value=q.alive or m.can_shoot(q))
+    return
+    yield
+
+
+def resolve(m: Moderator, _: Player | None) -> Gen:
+    """The night's deaths (the ruleset's resolution)."""
+    yield from m.resolve_night()

@@ -1,0 +1,117 @@
+"""Who dies tonight: the classic and facetoface resolution (RULES.md §3.1.1, §3.3)."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
+
+from werewolf.core.decisions import Decision
+from werewolf.rulesets.daynight.state import Player
+
+if TYPE_CHECKING:
+    from werewolf.rulesets.daynight.moderator import Moderator
+
+Gen = Generator[list[Decision], list[Any], Any]
+
+
+class ClassicResolution:
+    """Mixin of the Moderator for classic and facetoface nights."""
+
+    def resolve_night(self: Moderator) -> Gen:
+        t, n = self.t, self.n
+        opts = t.opts
+        guard, dream, wolf = n.eff(n.guard), n.eff(n.dream), n.eff(n.wolf)
+        poison, check = n.eff(n.poison), n.eff(n.check)
+        t.dreamer = dream
+        batch: list[Player] = []
+        # Stage 1: the pack's kill. 同守同救: guard and antidote together kill.
+        if wolf is not None:
+            victim = t.p(wolf)
+            saved = n.save is not None
+            guarded = wolf == guard
+            if wolf == dream:
+                t.log("ruling", rule="dream_immune", seat=wolf)
+            elif guarded and saved and opts.same_guard_save_dies:
+                t.log("ruling", rule="same_guard_save_dies", seat=wolf)
+                self.land_kill(victim, batch)
+            elif not guarded and not saved:
+                self.land_kill(victim, batch)
+        self.close_chains(batch)
+        if opts.wolf_kill_first:
+            self.check_win(rule="wolf_kill_first")
+        # Stage 2: the poison.
+        if poison is not None:
+            target = t.p(poison)
+            if poison == dream:
+                t.log("ruling", rule="potion_wasted_on_dreamer", seat=poison)
+            elif target.role == "spirit_knight":
+                w = self.witch_player()
+                if w is not None and w.seat != dream:
+                    self.die(w, "reflect", batch)
+            elif target.role == "old_rogue":
+                target.wounded = True
+            else:
+                self.die(target, "poison", batch)
+                if target.role == "elder" and target in batch:
+                    self.elder_penalty(target, batch)
+        # Stage 3: the seer checked the spirit knight (同驗同毒 spares the seer).
+        if check is not None and t.p(check).role == "spirit_knight" and check != poison:
+            s = self.seer_player()
+            if s is not None and s.seat != dream:
+                self.die(s, "reflect", batch)
+        # Stage 4: the same dreamer two nights running dies.
+        if dream is not None and dream == t.dream_last:
+            self.die(t.p(dream), "dream", batch)
+        t.dream_last = dream
+        self.close_chains(batch)
+        self.check_win()
+        return
+        yield
+
+    def land_kill(self: Moderator, victim: Player, batch: list[Player]) -> None:
+        if victim.role == "old_rogue":
+            victim.wounded = True
+        elif victim.role == "elder" and victim.lives == 2 and not victim.disabled:
+            victim.lives = 1
+            self.t.log("ruling", rule="elder_first_life", seat=victim.seat)
+        else:
+            self.die(victim, "kill", batch)
+
+    def witch_shown(self: Moderator, witch: Player) -> tuple[bool, int | None]:
+        """Whether the witch is told tonight's victim, and the label she is shown."""
+        t, n = self.t, self.n
+        if not t.antidote and not t.opts.witch_informed_after_antidote:
+            return False, None
+        if n.wolf is not None:
+            target = t.p(n.eff(n.wolf) or n.wolf)
+            if target.role == "elder" and target.lives == 2:
+                return False, None  # the elder's first life: the witch is shown nothing
+        return True, n.wolf
+
+    def witch_may_save(self: Moderator, witch: Player, victim: int) -> bool:
+        rule = self.t.opts.witch_self_save
+        if victim != witch.seat or rule == "always":
+            return True
+        return rule == "first_night_only" and self.n.k == 1
+
+    def witch_player(self: Moderator) -> Player | None:
+        return self.t.holder("witch")
+
+    def seer_player(self: Moderator) -> Player | None:
+        return self.t.holder("seer")
+
+    def seer_result(self: Moderator, target: Player) -> str:
+        if self.t.opts.seer_model == "village_or_not":
+            return "village" if target.faction == "good" else "not_village"
+        # The hidden wolf reads good; cupid, the bomber and an untransformed wild child are not wolves.
+        return "wolf" if target.wolf and target.role != "hidden_wolf" else "good"
+
+    def elder_penalty(self: Moderator, elder: Player, batch: list[Player]) -> None:
+        """The village killed the elder: every good power is lost (RULES.md §2.1 elder)."""
+        t = self.t
+        t.say("elder_penalty", seat=elder.seat)
+        for q in t.players:
+            if q.faction == "good" and q.role in ("seer", "witch", "hunter", "guard", "idiot"):
+                q.disabled = True
+                if q.role == "idiot" and q.idiot_revealed and q.alive:
+                    self.die(q, "elder_penalty", batch, elder.death_phase)

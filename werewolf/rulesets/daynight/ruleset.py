@@ -1,0 +1,137 @@
+"""A day-and-night ruleset: its roles, decks, night order, and the deal."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from werewolf.core.errors import SetupError
+from werewolf.core.game import Flow, Setup
+from werewolf.roles import ROLES
+from werewolf.rulesets.daynight.moderator import Moderator
+from werewolf.rulesets.daynight.night import Step
+from werewolf.rulesets.daynight.state import DayNightTable
+from werewolf.rulesets.options import DayNightOptions, make_options
+
+# Roles the box holds more than one of; every other role is unique.
+MULTI = frozenset({"werewolf", "villager"})
+
+
+@dataclass
+class DayNightRuleset:
+    name: str
+    roles: frozenset[str]
+    night_order: Sequence[Step]
+    deck_table: Mapping[str, tuple[str, ...]]
+    standard_deck: Callable[[int], tuple[str, ...]]
+    min_players: int
+    max_players: int
+    moderator: type[Moderator] = Moderator
+    forbidden_bottoms: Mapping[str, frozenset[frozenset[str]]] | None = None
+
+    def decks(self) -> dict[str, tuple[str, ...]]:
+        out = {f"{self.name}{n}": self.standard_deck(n) for n in range(self.min_players, self.max_players + 1)}
+        out.update(self.deck_table)
+        return out
+
+    def new_table(self, setup: Setup) -> DayNightTable:
+        opts: DayNightOptions = make_options(self.name, setup.options)
+        rng = random.Random(setup.seed)
+        if setup.seats is not None:
+            seats, center = list(setup.seats), list(setup.center)
+            self.check_deck(seats + center, opts, dealt=(seats, center))
+            custom = not self.is_book_deck(seats + center)
+        else:
+            deck = self.resolve_deck(setup)
+            self.check_deck(list(deck), opts)
+            seats, center = self.deal(list(deck), opts, rng)
+            custom = not self.is_book_deck(list(deck))
+        opts = self.adjust_options(opts, seats + center, setup.options)
+        t = DayNightTable(self.name, opts, seats, center, setup.seed)
+        t.custom_deck = custom
+        t.rng = rng  # one stream for the whole game: the deal draws first
+        t.stop_after_day = setup.stop_after_day
+        return t
+
+    def adjust_options(self, opts: DayNightOptions, deck: list[str],
+                       overrides: Mapping[str, Any] | None) -> DayNightOptions:
+        """Hook: a ruleset derives options from the deck (facetoface presets)."""
+        return opts
+
+    def play(self, table: Any) -> Flow:
+        return self.moderator(table, self.night_order, table.stop_after_day).play()
+
+    # -- decks ------------------------------------------------------------------
+    def resolve_deck(self, setup: Setup) -> tuple[str, ...]:
+        deck = setup.deck
+        if deck is None:
+            n = setup.players or 12
+            if not self.min_players <= n <= self.max_players:
+                raise SetupError(f"{self.name} has standard decks for {self.min_players}–{self.max_players} players")
+            return self.standard_deck(n)
+        if isinstance(deck, str):
+            decks = self.decks()
+            if deck not in decks:
+                raise SetupError(f"unknown deck {deck!r} for {self.name} (see `werewolf decks`)")
+            return decks[deck]
+        return tuple(deck)
+
+    def is_book_deck(self, cards: list[str]) -> bool:
+        key = Counter(cards)
+        return any(Counter(d) == key for d in self.decks().values())
+
+    def check_deck(self, cards: list[str], opts: DayNightOptions,
+                   dealt: tuple[list[str], list[str]] | None = None) -> None:
+        for r in cards:
+            if not isinstance(r, str) or r not in ROLES:
+                raise SetupError(f"unknown role {r!r}")
+            if r not in self.roles:
+                raise SetupError(f"role {r!r} is not part of the {self.name} ruleset")
+        counts = Counter(cards)
+        for r, c in counts.items():
+            if c > 1 and r not in MULTI:
+                raise SetupError(f"the deck holds {c} {r} cards; there is only one")
+        has_thief = "thief" in counts
+        n_center = 2 if has_thief else 0
+        players = len(cards) - n_center
+        if dealt is not None:
+            seats, center = dealt
+            if len(center) != n_center:
+                raise SetupError("a deck with the thief needs exactly two center cards" if has_thief
+                                 else "this deck has no center cards (only the thief's two bottom cards go there)")
+            self.check_bottom(center, opts)
+        if players < 2:
+            raise SetupError("a game needs at least two players")
+        if players > self.max_players:
+            raise SetupError(f"{self.name} seats at most {self.max_players} players")
+        wolves = [r for r in cards if ROLES[r].faction == "wolf"]
+        if not wolves:
+            raise SetupError("the deck has no wolf")
+        if len(wolves) >= len(cards):
+            raise SetupError("the deck has only wolves")
+
+    def check_bottom(self, center: list[str], opts: DayNightOptions) -> None:
+        if not center or self.forbidden_bottoms is None:
+            return
+        if frozenset(center) in self.forbidden_bottoms.get(opts.thief_bottom_rule, frozenset()) or (
+                opts.thief_bottom_rule in ("ff_pairs",) and sum(ROLES[c].faction == "wolf" for c in center) == 2):
+            raise SetupError(f"the thief's bottom cards may not be {' + '.join(center)} "
+                             f"(thief_bottom_rule={opts.thief_bottom_rule})")
+        if opts.thief_bottom_rule == "no_thief_in_bottom" and "thief" in center:
+            raise SetupError("the thief is never buried (thief_bottom_rule=no_thief_in_bottom)")
+
+    def deal(self, deck: list[str], opts: DayNightOptions, rng: random.Random) -> tuple[list[str], list[str]]:
+        if "thief" not in deck:
+            rng.shuffle(deck)
+            return deck, []
+        while True:
+            rng.shuffle(deck)
+            bottom, rest = deck[:2], deck[2:]
+            try:
+                self.check_bottom(bottom, opts)
+            except SetupError:
+                continue
+            return rest, bottom

@@ -1,0 +1,177 @@
+"""The state of a day-and-night game (classic, facetoface, wechat)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from werewolf.core.events import MODERATOR, PUBLIC, audience
+from werewolf.core.table import Table
+from werewolf.roles import ROLES
+from werewolf.rulesets.options import DayNightOptions
+
+
+class Player:
+    __slots__ = (
+        "seat", "role", "dealt", "alive", "pending", "death_phase", "cause",
+        "faction",  # current faction: wolf, good, third, piper, white_wolf, ...
+        "category",  # current 屠邊 category: god, villager, wolf, none
+        "idiot_revealed", "silenced_day", "wounded", "lives", "swapped",
+        "transformed", "disabled",
+    )
+
+    def __init__(self, seat: int, role: str) -> None:
+        self.seat = seat
+        self.dealt = role
+        self.alive = True
+        self.pending = False  # killed in the night, not yet announced
+        self.death_phase = ""
+        self.cause = ""
+        self.idiot_revealed = False
+        self.silenced_day = 0
+        self.wounded = False
+        self.lives = 2
+        self.swapped = False
+        self.transformed = False
+        self.disabled = False  # lost its powers (elder penalty, infection, charm death)
+        self.become(role)
+
+    def become(self, role: str) -> None:
+        r = ROLES[role]
+        self.role = role
+        self.faction = r.faction
+        self.category = r.category
+
+    @property
+    def wolf(self) -> bool:
+        """Wolf-faction now (pack wolves, hidden wolf, transformed child, ...)."""
+        return self.faction == "wolf"
+
+    def __repr__(self) -> str:
+        return f"<{self.seat}:{self.role}{'' if self.alive else ' dead'}>"
+
+
+class DayNightTable(Table):
+    def __init__(self, ruleset: str, opts: DayNightOptions, seats: list[str], center: list[str],
+                 seed: int) -> None:
+        super().__init__(seed)
+        self.ruleset = ruleset
+        self.opts = opts
+        self.n = len(seats)
+        self.players: list[Player] = [Player(i + 1, r) for i, r in enumerate(seats)]
+        self.center = list(center)
+        self.in_deck = frozenset(seats) | frozenset(center)
+        self.day = 0
+        self.night = 0
+        # sheriff
+        self.sheriff: int | None = None
+        self.badge_gone = False
+        self.election_postponed = False
+        self.last_direction: str | None = None
+        # night memory ("not the same as last night" rules compare labels)
+        self.guard_last: int | None = None
+        self.guarded_ever: set[int] = set()
+        self.shielded_ever: set[int] = set()
+        self.silence_last: int | None = None
+        self.charm_last: int | None = None
+        self.charmed: int | None = None  # the wolf beauty's active charm (effective player)
+        self.dream_last: int | None = None
+        self.dreamer: int | None = None  # tonight's dreamer (effective player)
+        self.antidote = True
+        self.poison = True
+        self.knight_used = False
+        # lovers (cupid)
+        self.lovers: tuple[int, int] | None = None
+        self.lovers_mixed = False
+        self.lovers_double_wolf = False
+        self.cupid: int | None = None
+        # wild child
+        self.model: int | None = None
+        self.transform_due: str | None = None  # "dawn" or "night"
+        # deaths waiting for the dawn announcement, in order
+        self.night_dead: list[int] = []
+        self.exploded_today: int | None = None
+        self.knife_voice: int | None = None  # a self-destructed wolf who names tonight's kill
+        self.last_dead: list[int] = []  # the most recent batch of deaths (facetoface speech order)
+        self.bear_silent_announced = False
+        self.last_words_left = 0  # the wolf quota (last_words="wolf_quota")
+        self.start_categories: frozenset[str] = frozenset()
+        self.thief_seat: int | None = None
+        self.dawn_count = 0  # deaths announced this morning
+        self.announced_today: list[int] = []
+        self.stop_after_day: int | None = None
+
+    # -- seats -----------------------------------------------------------------
+    def p(self, seat: int) -> Player:
+        return self.players[seat - 1]
+
+    def living(self) -> list[Player]:
+        return [p for p in self.players if p.alive]
+
+    def living_seats(self) -> list[int]:
+        return [p.seat for p in self.players if p.alive]
+
+    def holders(self, role: str) -> list[Player]:
+        return [p for p in self.players if p.role == role]
+
+    def holder(self, role: str) -> Player | None:
+        for p in self.players:
+            if p.role == role:
+                return p
+        return None
+
+    def left(self, seat: int) -> int | None:
+        """The first living seat clockwise from ``seat`` (seat + 1, ...)."""
+        for i in range(1, self.n):
+            s = (seat - 1 + i) % self.n + 1
+            if self.players[s - 1].alive:
+                return s
+        return None
+
+    def right(self, seat: int) -> int | None:
+        for i in range(1, self.n):
+            s = (seat - 1 - i) % self.n + 1
+            if self.players[s - 1].alive:
+                return s
+        return None
+
+    def walk(self, start: int, clockwise: bool) -> Iterator[int]:
+        """Every living seat from ``start`` (included) going one way round."""
+        step = 1 if clockwise else -1
+        for i in range(self.n):
+            s = (start - 1 + step * i) % self.n + 1
+            if self.players[s - 1].alive:
+                yield s
+
+    def pack(self) -> list[Player]:
+        """The living wolves that wake together to kill."""
+        return [p for p in self.players if p.alive and _wakes_with_pack(p)]
+
+    def lover_of(self, seat: int) -> int | None:
+        if self.lovers and seat in self.lovers:
+            a, b = self.lovers
+            return b if seat == a else a
+        return None
+
+    def roles_by_seat(self) -> dict[int, str]:
+        return {p.seat: p.role for p in self.players}
+
+    # -- events ----------------------------------------------------------------
+    def tell(self, to: Any, type: str, /, **data: Any) -> None:
+        """A private event to some seats."""
+        self.emit(type, audience(*to), **data)
+
+    def log(self, type: str, /, **data: Any) -> None:
+        """An event for the moderator's log only."""
+        self.emit(type, MODERATOR, **data)
+
+    def say(self, type: str, /, **data: Any) -> None:
+        self.emit(type, PUBLIC, **data)
+
+
+def _wakes_with_pack(p: Player) -> bool:
+    # The hidden wolf never wakes with the pack; a transformed wild child, a
+    # thief who took a wolf card and an infected player do.
+    if p.role == "hidden_wolf":
+        return False
+    return ROLES[p.role].pack or p.faction == "wolf"

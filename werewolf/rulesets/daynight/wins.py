@@ -1,0 +1,112 @@
+"""Win conditions of classic and facetoface (RULES.md §4.1, §4.2, §0.6).
+
+Teams in the log: ``village``, ``wolves``, ``lovers``, ``bomber``. A team's
+winners include its dead members.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NoReturn
+
+from werewolf.core.table import GameOver
+from werewolf.rulesets.daynight.state import Player
+
+if TYPE_CHECKING:
+    from werewolf.rulesets.daynight.moderator import Moderator
+
+TEAM_OF_CONDITION = {"bomber": "bomber", "lovers": "lovers", "wolf": "wolves", "good": "village"}
+
+
+class Wins:
+    """Mixin of the Moderator: checking for a winner, ending the game."""
+
+    def check_win(self: Moderator, rule: str | None = None) -> None:
+        met = self.conditions()
+        if not met:
+            return
+        for name in self.t.opts.tie_priority:
+            if name in met:
+                self.end([TEAM_OF_CONDITION[name]], rule=rule or f"{name}_wins")
+
+    def conditions(self: Moderator) -> set[str]:
+        """Which teams' win conditions hold now (classic / facetoface)."""
+        t = self.t
+        mode = t.opts.win_mode
+        living = t.living()
+        lt = self.lovers_team()
+        wolves = [p for p in living if p.wolf]
+        wolfside = wolves + [p for p in living if p.seat == t.cupid and self.cupid_team() == "wolves"]
+        met: set[str] = set()
+        if not lt:
+            if mode == "tu_cheng":
+                if not [p for p in living if p not in wolfside]:
+                    met.add("wolf")
+            elif self.side_wiped(living):
+                met.add("wolf")
+            if not wolfside:
+                met.add("good")
+            return met
+        # Three teams: a wolf and a good player are lovers (人狼情侶).
+        single_wolves = [p for p in wolves if p.seat not in lt]
+        single_good = [p for p in living if not p.wolf and p.seat not in lt]
+        lovers_dead = all(not t.p(s).alive for s in t.lovers or ())
+        lt_alive = [p for p in living if p.seat in lt]
+        if mode == "tu_cheng":
+            if living and all(p.wolf and p.seat not in lt for p in living):
+                met.add("wolf")
+        elif single_wolves and lovers_dead and self.side_wiped(living):
+            met.add("wolf")
+        if single_good and not wolves and not lt_alive:
+            met.add("good")
+        if living and all(p.seat in lt for p in living):
+            met.add("lovers")
+        elif (lovers_dead and not wolves and len(living) == 2 and t.cupid is not None
+              and t.p(t.cupid).alive):
+            met.add("lovers")  # 「場上最後僅剩下1好人及丘比特,則丘比特勝出」
+        return met
+
+    def side_wiped(self: Moderator, living: list[Player]) -> bool:
+        """屠邊: every god or every villager is out (a category empty at the deal never counts)."""
+        t = self.t
+        cats = {self.category(p) for p in living}
+        return any(c in t.start_categories and c not in cats for c in ("god", "villager"))
+
+    def category(self: Moderator, p: Player) -> str:
+        if p.role == "bomber":
+            return "god" if self.t.opts.bomber_counts_as_god else "none"
+        return p.category
+
+    def lovers_team(self: Moderator) -> frozenset[int]:
+        t = self.t
+        if not t.lovers_mixed or t.lovers is None:
+            return frozenset()
+        return frozenset(t.lovers) | ({t.cupid} if t.cupid is not None else set())
+
+    def cupid_team(self: Moderator) -> str:
+        t = self.t
+        if t.lovers_mixed:
+            return "lovers"
+        if t.lovers_double_wolf:
+            return "wolves" if (t.opts.cupid_double_wolf_team or "wolf") == "wolf" else "village"
+        return "village"
+
+    def team_of(self: Moderator, p: Player) -> str:
+        t = self.t
+        if p.role == "bomber":
+            return "bomber"
+        if p.seat in self.lovers_team():
+            return "lovers"
+        if p.seat == t.cupid:
+            return self.cupid_team()
+        if p.wolf:
+            return "wolves"
+        return "village"
+
+    def end(self: Moderator, teams: list[str], rule: str = "") -> NoReturn:
+        t = self.t
+        self.flush_night_deaths()
+        seats = sorted(p.seat for p in t.players if self.team_of(p) in teams)
+        t.result = (teams, seats)
+        t.say("game_over", teams=teams, seats=seats, rule=rule)
+        t.say("roles", roles={str(p.seat): p.role for p in t.players})
+        raise GameOver
