@@ -344,3 +344,48 @@ def _no(d: Decision) -> dict[str, Any]:
 
 def _seats(seats: Sequence[int]) -> str:
     return ", ".join(map(str, seats)) if seats else "none"
+
+
+class Subset(Decision):
+    """Choose up to ``most`` distinct seats (``targets``: [...]); an empty list is no action."""
+
+    __slots__ = ("targets", "most", "arg")
+
+    def __init__(self, seat: int, act: str, targets: Sequence[int], most: int, *, arg: str = "targets",
+                 why: str = "") -> None:
+        super().__init__(seat, act, why=why)
+        self.targets = tuple(targets)
+        self.most = most
+        self.arg = arg
+
+    def check(self, move: Move) -> str | None:
+        bad = _unknown_keys(move, (self.arg,))
+        if bad:
+            return bad
+        v = move.get(self.arg) or []
+        if not isinstance(v, (list, tuple)) or not all(isinstance(x, int) and not isinstance(x, bool) for x in v):
+            return f"{self.arg} must be a list of seat numbers, not {v!r}"
+        if len(set(v)) != len(v):
+            return f"{self.arg} must not repeat a seat"
+        if len(v) > self.most:
+            return f"at most {self.most} {self.arg} may be chosen"
+        for x in v:
+            if x not in self.targets:
+                return f"{x} is not a legal choice (legal: {_seats(self.targets)})"
+        return None
+
+    def value(self, move: Move) -> tuple[int, ...]:
+        return tuple(move.get(self.arg) or ())
+
+    def default_value(self) -> tuple[int, ...]:
+        return ()
+
+    def options(self) -> list[Move]:
+        from itertools import combinations
+
+        return [{"act": self.act, self.arg: list(c)}
+                for k in range(self.most + 1) for c in combinations(self.targets, k)]
+
+    def random_value(self, rng: random.Random) -> tuple[int, ...]:
+        k = rng.randrange(min(self.most, len(self.targets)) + 1)
+        return tuple(rng.sample(self.targets, k))

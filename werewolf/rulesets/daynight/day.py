@@ -151,17 +151,21 @@ class DaySteps:
         if not remaining:
             t.say("sheriff", seat=None, reason="no candidate")
             return
-        if len(remaining) == 1:
+        everyone = opts.sheriff_electorate == "all_living"
+        if len(remaining) == 1 and not everyone:
             self.elect(remaining[0], "sole candidate")
             return
-        if opts.sheriff_electorate == "all_living":
-            electorate = [p.seat for p in t.living() if not p.idiot_revealed]
+        if everyone:
+            # wechat: 「所有存活角色均可參與投票」, even for a single candidate.
+            electorate = [p.seat for p in t.living() if self.may_vote(p)]
         else:
             electorate = [p.seat for p in people if p.seat not in cands]
         if not electorate:
             t.say("sheriff", seat=None, reason="no voters")
             return
         winner, tied = yield from self.sheriff_ballot("sheriff_vote", electorate, remaining)
+        if winner is None and not tied and len(remaining) == 1:
+            winner = remaining[0]  # unopposed, and nobody voted
         if winner is None and tied and opts.sheriff_tie == "pk_then_none":
             t.say("sheriff_pk", seats=tied)
             if not resumed:
@@ -432,7 +436,7 @@ class DaySteps:
                 forbidden = {lover: "lovers may not vote for each other"}
             asks.append(Target(v, act, ts, forbidden=forbidden, why="vote to exile a player"))
         ballots = yield asks
-        cast = {v: b for v, b in zip(voters, ballots) if b is not None}
+        cast = self.valid_ballots({v: b for v, b in zip(voters, ballots) if b is not None}, voters)
         tally: dict[int, float] = {}
         for v, b in cast.items():
             tally[b] = tally.get(b, 0) + self.vote_weight(v)
@@ -441,6 +445,10 @@ class DaySteps:
               tally={str(k): v for k, v in sorted(tally.items())})
         winner, tied = top(tally)
         return winner, tied, cast
+
+    def valid_ballots(self: Moderator, cast: dict[int, int], voters: list[int]) -> dict[int, int]:
+        """Ruleset rules voiding ballots (wechat's sisters and brothers)."""
+        return cast
 
     def adjust_tally(self: Moderator, tally: dict[int, float], act: str) -> None:
         """Ruleset extras on the count (wechat's raven)."""

@@ -52,8 +52,6 @@ class ClassicResolution:
                 target.wounded = True
             else:
                 self.die(target, "poison", batch)
-                if target.role == "elder" and target in batch:
-                    self.elder_penalty(target, batch)
         # Stage 3: the seer checked the spirit knight (同驗同毒 spares the seer).
         if check is not None and t.p(check).role == "spirit_knight" and check != poison:
             s = self.seer_player()

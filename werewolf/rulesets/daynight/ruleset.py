@@ -31,6 +31,7 @@ class DayNightRuleset:
     max_players: int
     moderator: type[Moderator] = Moderator
     forbidden_bottoms: Mapping[str, frozenset[frozenset[str]]] | None = None
+    seat_limit: int = 18  # custom decks: the most players the box has number cards for
 
     def decks(self) -> dict[str, tuple[str, ...]]:
         out = {f"{self.name}{n}": self.standard_deck(n) for n in range(self.min_players, self.max_players + 1)}
@@ -105,8 +106,8 @@ class DayNightRuleset:
             self.check_bottom(center, opts)
         if players < 2:
             raise SetupError("a game needs at least two players")
-        if players > self.max_players:
-            raise SetupError(f"{self.name} seats at most {self.max_players} players")
+        if players > self.seat_limit:
+            raise SetupError(f"{self.name} seats at most {self.seat_limit} players")
         wolves = [r for r in cards if ROLES[r].faction == "wolf"]
         if not wolves:
             raise SetupError("the deck has no wolf")

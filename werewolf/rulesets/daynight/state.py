@@ -172,6 +172,6 @@ class DayNightTable(Table):
 def _wakes_with_pack(p: Player) -> bool:
     # The hidden wolf never wakes with the pack; a transformed wild child, a
     # thief who took a wolf card and an infected player do.
-    if p.role == "hidden_wolf":
+    if p.role in ("hidden_wolf", "cupid"):
         return False
     return ROLES[p.role].pack or p.faction == "wolf"

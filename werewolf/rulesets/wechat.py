@@ -1,0 +1,497 @@
+"""`wechat`: 微信狼人殺 (rule book 002; RULES.md §1.3, §2.3, §3.4, §4.3, §5.3).
+
+Factions, defeat before victory, the piper, black lovers, and the expansion
+roles, each enabled per game with the option ``expansions``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Generator
+from typing import Any
+
+from werewolf.core.decisions import Decision, Flag, Subset
+from werewolf.core.errors import SetupError
+from werewolf.roles import ROLES
+from werewolf.rulesets import wechat_roles as R
+from werewolf.rulesets.classic import COUNTS
+from werewolf.rulesets.daynight import night as N
+from werewolf.rulesets.daynight.moderator import Moderator
+from werewolf.rulesets.daynight.night import Step
+from werewolf.rulesets.daynight.ruleset import DayNightRuleset
+from werewolf.rulesets.daynight.state import DayNightTable, Player
+from werewolf.rulesets.options import DayNightOptions
+
+Gen = Generator[list[Decision], list[Any], Any]
+
+BASE_ROLES = frozenset({"werewolf", "seer", "witch", "elder", "guard", "hunter", "idiot", "villager", "piper",
+                        "cupid", "thief", "half_blood"})
+EXPANSIONS = frozenset({"scapegoat", "raven", "pure_villager", "sisters", "brothers", "fox", "stuttering_judge",
+                        "rusty_knight", "bear_tamer", "big_bad_wolf", "wolf_father", "white_wolf", "half_blood",
+                        "prejudiced", "devoted_servant", "wild_child", "thief", "wolf_hound", "angel"})
+NOT_OFFERED = {
+    "gypsy": "the gypsy needs the new-moon event cards, which the rule book does not define",
+    "shapeshifter": "the rule book sets the shapeshifter aside (「暫時不考慮加入游戲的卡牌」) and gives no ability cards",
+}
+WECHAT_ROLES = BASE_ROLES | EXPANSIONS
+GROUPS = {"sisters": 2, "brothers": 3}
+
+NIGHT_ORDER = (
+    Step("thief", "thief", N.thief, first_night_only=True),
+    Step("cupid", "cupid", N.cupid, first_night_only=True),
+    Step("lovers", "cupid", N.lovers, first_night_only=True),
+    Step("half_blood", "half_blood", R.half_blood, first_night_only=True),
+    Step("wild_child", "wild_child", N.wild_child, first_night_only=True),
+    Step("prejudiced", "prejudiced", R.prejudiced, first_night_only=True),
+    Step("wolf_hound", "wolf_hound", R.wolf_hound, first_night_only=True),
+    Step("stuttering_judge", "stuttering_judge", None, first_night_only=True),
+    Step("sisters", "sisters", R.siblings, first_night_only=True),
+    Step("brothers", "brothers", R.siblings, first_night_only=True),
+    Step("5.1", "guard", R.guard),
+    Step("5.2", "piper", R.piper),
+    Step("5.3", "werewolf", R.pack),
+    Step("big_bad_wolf", "big_bad_wolf", R.big_bad_wolf),
+    Step("white_wolf", "white_wolf", R.white_wolf),
+    Step("5.4", "", R.widow),
+    Step("5.5", "seer", N.seer),
+    Step("fox", "fox", R.fox),
+    Step("5.6", "witch", R.witch),
+    Step("raven", "raven", R.raven),
+    Step("", "", N.resolve),
+)
+
+TEAM = {"good": "village", "wolf": "wolves", "black_lovers": "lovers", "piper": "piper",
+        "white_wolf": "white_wolf", "prejudiced": "prejudiced", "angel": "angel"}
+
+
+class WechatState:
+    """What only wechat keeps track of."""
+
+    def __init__(self) -> None:
+        self.enchanted: set[int] = set()
+        self.newly_enchanted: list[int] = []
+        self.shielded_ever: set[int] = set()
+        self.factions: set[str] = set()
+        self.defeated: set[str] = set()
+        self.widow_seat: int | None = None
+        self.widow_active = False
+        self.bbw_active = True
+        self.infections_left = 1
+        self.infection_news = False
+        self.cursed: int | None = None
+        self.banned: set[int] = set()
+        self.banned_day = 0
+        self.fox_active = True
+        self.judge_uses = 1
+        self.rusty_due: list[tuple[int, int]] = []  # (wolf seat, day it dies)
+        self.supports: int | None = None
+        self.clans: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
+        self.opposed: str | None = None
+
+
+class WechatModerator(Moderator):
+    def __init__(self, t: DayNightTable, night_order: Any, stop_after_day: int | None) -> None:
+        super().__init__(t, night_order, stop_after_day)
+        self.w = WechatState()
+        self.w.infections_left = t.opts.wolf_father_infections
+        self.w.judge_uses = t.opts.stuttering_judge_uses
+
+    def play(self) -> Gen:
+        t = self.t
+        if "prejudiced" in t.in_deck:
+            if t.opts.clans is not None:
+                self.w.clans = t.opts.clans
+            else:
+                seats = list(range(1, t.n + 1))
+                t.rng.shuffle(seats)
+                half = (t.n + 1) // 2
+                self.w.clans = (tuple(sorted(seats[:half])), tuple(sorted(seats[half:])))
+            t.say("clans", A=list(self.w.clans[0]), B=list(self.w.clans[1]))
+        yield from super().play()
+
+    def after_first_night(self) -> None:
+        super().after_first_night()
+        t = self.t
+        self.w.factions = {p.faction for p in t.players if p.faction in TEAM}
+        if "angel" in self.w.factions:
+            self.w.factions.discard("angel")
+
+    def run_night(self, k: int) -> Gen:
+        self.w.cursed = None
+        yield from super().run_night(k)
+
+    # -- factions --------------------------------------------------------------
+    def lovers_formed(self) -> None:
+        """「情侶產生后，丘比特的陣營轉變」: cupid joins the pair's faction, or a mixed pair forms black lovers."""
+        t = self.t
+        assert t.lovers is not None and t.cupid is not None
+        a, b = (t.p(s) for s in t.lovers)
+        cupid = t.p(t.cupid)
+        if a.faction == b.faction:
+            t.lovers_mixed = False
+            cupid.faction = a.faction
+            return
+        t.lovers_mixed = True
+        for q in (a, b):
+            if q.faction == "wolf":
+                self.w.widow_seat = q.seat
+        for q in (a, b, cupid):
+            q.faction = "black_lovers"
+
+    def wechat_pack(self) -> list[Player]:
+        members = self.t.pack()
+        if "wolf" in self.w.defeated:
+            members = [q for q in members if q.seat != self.w.widow_seat]
+        return members
+
+    def is_wolf_card(self, role: str) -> bool:
+        return R.wolf_card(role)
+
+    # -- the night's resolution (5.7, 5.8) ---------------------------------------
+    def attacked(self) -> list[int]:
+        n = self.n
+        seats = [] if n.wolf is None or n.infect else [n.wolf]
+        return sorted(set(seats + [x for _, x in n.extra_kills]))
+
+    def resolve_night(self) -> Gen:
+        t, n, w = self.t, self.n, self.w
+        kills: list[tuple[str, int]] = [("kill", n.wolf)] if n.wolf is not None else []
+        kills += n.extra_kills
+        batch: list[Player] = []
+        for cause, x in kills:
+            q = t.p(x)
+            if not q.alive:
+                continue
+            if cause == "kill" and n.infect:
+                if x == n.guard:
+                    t.log("ruling", rule="infection_guarded", seat=x)
+                else:
+                    q.faction, q.disabled = "wolf", True
+                    w.infection_news = True
+                    t.tell([x], "infected", seat=x)
+                continue
+            # 一、守護 voids it; 二、an elder's first effective kill; 三、the antidote; 四、out.
+            if x == n.guard:
+                continue
+            if q.role == "elder" and q.lives == 2 and not q.disabled:
+                q.lives = 1
+                t.log("ruling", rule="elder_first_life", seat=x)
+                continue
+            if x == n.save:
+                continue
+            self.die(q, cause, batch)
+            if q.role == "rusty_knight" and cause != "widow":
+                self.rusty_wound(q)
+        self.close_chains(batch)
+        yield from self.batch_done(batch)
+        if n.poison is not None and t.p(n.poison).alive:
+            batch = []
+            self.die(t.p(n.poison), "poison", batch)
+            self.close_chains(batch)
+            yield from self.batch_done(batch)
+        w.cursed = n.curse
+        self.check_win()
+
+    def rusty_wound(self, knight: Player) -> None:
+        t = self.t
+        for s in t.walk(knight.seat, True):
+            if s != knight.seat and self.bear_smells(t.p(s)):
+                self.w.rusty_due.append((s, self.n.k + 1))
+                t.log("ruling", rule="rusty_infects", seat=s)
+                return
+
+    def chain_hook(self, p: Player, batch: list[Player]) -> None:
+        if p.role == "elder" and p.cause in ("poison", "exile", "shot"):
+            self.elder_penalty(p, batch)
+        if p.role != "big_bad_wolf" and (R.wolf_card(p.role) or p.faction == "wolf"):
+            self.w.bbw_active = False
+
+    def elder_penalty(self, elder: Player, batch: list[Player]) -> None:
+        """「…村民陣營的特殊身份將失去技能」: every village power (P: expansions too)."""
+        t = self.t
+        t.say("elder_penalty", seat=elder.seat)
+        for q in t.players:
+            if q.faction == "good" and q.role not in ("villager", "pure_villager", "elder"):
+                q.disabled = True
+                if q.role == "idiot" and q.idiot_revealed and q.alive:
+                    self.die(q, "elder_penalty", batch, elder.death_phase)
+
+    # -- follow-ups: the hunter at once, badge and last words by day --------------
+    def followups(self, p: Player, like: Player | None = None, last_words: bool = True) -> Gen:
+        t = self.t
+        yield from self.shoot(p)
+        if p.pending:
+            return  # the badge and last words of a night death wait for the morning
+        if t.sheriff == p.seat:
+            yield from self.pass_badge(p)
+        if last_words and self.has_last_words(p):
+            yield from self.last_words(p)
+
+    def last_words(self, p: Player) -> Gen:
+        t = self.t
+        piper = t.holder("piper")
+        if p.seat in self.w.enchanted and piper is not None and piper.alive:
+            t.say("no_last_words", seat=p.seat, reason="enchanted")
+            return
+        yield from super().last_words(p)
+
+    def speak(self, seat: int, part: str) -> Gen:
+        t = self.t
+        piper = t.holder("piper")
+        if seat in self.w.enchanted and piper is not None and piper.alive:
+            t.say("silent_turn", seat=seat, part=part, reason="enchanted")
+            return
+        yield from super().speak(seat, part)
+
+    # -- the day ------------------------------------------------------------------
+    def day_body(self, k: int) -> Gen:
+        yield from self.morning(k)
+        if self.election_today(k):
+            yield from self.election()
+        yield from self.discussion()
+        yield from self.exile_vote()
+
+    def morning(self, k: int) -> Gen:
+        """「公示前一天投票出局角色名單，昨晚出局角色名單」, the successor, last words, then the news."""
+        t, w = self.t, self.w
+        due = [s for s, day in w.rusty_due if day == k and t.p(s).alive]
+        w.rusty_due = [(s, day) for s, day in w.rusty_due if day != k]
+        dead = sorted(t.night_dead)
+        self.flush_night_deaths()
+        rusty_batch: list[Player] = []
+        for s in due:
+            self.die(t.p(s), "rusty", rusty_batch, f"night{k}")
+        t.dawn_count = len(dead) + len(rusty_batch)
+        t.say("announce", seats=sorted(dead + [p.seat for p in rusty_batch]))
+        for s in dead:
+            t.p(s).pending = False
+        t.announced_today = sorted(dead)
+        if dead:
+            t.last_dead = dead
+        if rusty_batch:
+            self.close_chains(rusty_batch)
+            self.check_win()
+        for s in dead:
+            if t.sheriff == s:
+                yield from self.pass_badge(t.p(s))
+        for s in dead:
+            if self.has_last_words(t.p(s)):
+                yield from self.last_words(t.p(s))
+        yield from self.followups_of(rusty_batch)
+        self.bear_line()
+        if w.newly_enchanted:
+            t.say("enchanted", seats=sorted(w.newly_enchanted))
+            w.newly_enchanted = []
+        if w.infection_news:
+            t.say("infection")  # 「有人被感染了」
+            w.infection_news = False
+
+    def may_vote(self, p: Player) -> bool:
+        w = self.w
+        return p.alive and not p.idiot_revealed and not (p.seat in w.banned and w.banned_day == self.t.day)
+
+    def valid_ballots(self, cast: dict[int, int], voters: list[int]) -> dict[int, int]:
+        """「所有投票必須一致，否則無效」 for the single sisters and brothers."""
+        t = self.t
+        for role in GROUPS:
+            group = [v for v in voters if t.p(v).role == role and t.lover_of(v) is None]
+            if len(group) > 1 and len({cast.get(v) for v in group}) > 1:
+                for v in group:
+                    cast.pop(v, None)
+                t.say("ballots_void", role=role, seats=group)
+        return cast
+
+    def adjust_tally(self, tally: dict[int, float], act: str) -> None:
+        c = self.w.cursed
+        if act == "vote" and c is not None and self.t.p(c).alive:
+            tally[c] = tally.get(c, 0) + 2
+
+    def exile_tie(self, tied: list[int], voters: list[int], targets: list[int],
+                  cast: dict[int, int]) -> Generator[list[Decision], list[Any], tuple[int | None, dict[int, int]]]:
+        """The scapegoat goes on any tie; else the tied player the sheriff voted for; else nobody."""
+        t = self.t
+        goat = t.holder("scapegoat")
+        if goat is not None and goat.alive:
+            t.log("ruling", rule="scapegoat_takes_the_tie", seat=goat.seat)
+            return goat.seat, {}
+        choice = cast.get(t.sheriff) if t.sheriff is not None else None
+        if choice in tied:
+            t.log("ruling", rule="sheriff_breaks_the_tie", seat=choice)
+            return choice, cast
+        return None, cast
+        yield
+
+    def exile_vote(self) -> Gen:
+        t = self.t
+        before = sum(1 for e in t.events if e.type == "exile" and e.data.get("seat") is not None)
+        yield from super().exile_vote()
+        exiled = sum(1 for e in t.events if e.type == "exile" and e.data.get("seat") is not None) > before
+        judge = t.holder("stuttering_judge")
+        if exiled and judge is not None and judge.alive and not judge.disabled and self.w.judge_uses > 0:
+            (again,) = yield [Flag(judge.seat, "second_vote", why="call an immediate second vote")]
+            if again:
+                self.w.judge_uses -= 1
+                t.say("second_vote", seat=judge.seat)
+                yield from super().exile_vote()
+
+    def exile(self, p: Player, deciders: list[int]) -> Gen:
+        t = self.t
+        servant = t.holder("devoted_servant")
+        if (servant is not None and servant.alive and servant is not p and not servant.disabled
+                and t.lover_of(servant.seat) is None):
+            (take,) = yield [Flag(servant.seat, "take", why=f"take seat {p.seat}'s role")]
+            if take:
+                role = p.role
+                t.say("servant", seat=servant.seat, target=p.seat)
+                p.become("villager")  # the exiled player goes as a plain villager, no triggers
+                servant.become(role)
+                self.fresh_powers(servant)
+                t.tell([servant.seat], "took", seat=servant.seat, role=role)
+        if p.role == "angel" and t.day == 1:
+            batch: list[Player] = []
+            self.die(p, "exile", batch)
+            self.end(["angel"], rule="angel_exiled_on_day_1")
+        yield from super().exile(p, deciders)
+        if p.role == "scapegoat" and not p.alive:
+            targets = [q.seat for q in t.living()]
+            (banned,) = yield [Subset(p.seat, "ban", targets, 3, why="up to three players who may not vote tomorrow")]
+            self.w.banned = set(banned)
+            self.w.banned_day = t.day + 1
+            t.say("ban", seat=p.seat, targets=sorted(banned))
+
+    def fresh_powers(self, q: Player) -> None:
+        t = self.t
+        if q.role == "witch":
+            t.antidote = t.poison = True
+        if q.role == "fox":
+            self.w.fox_active = True
+        q.idiot_revealed = False
+
+    # -- wins (RULES.md §4.3) -------------------------------------------------------
+    def check_win(self, rule: str | None = None) -> None:
+        self.verdict(rule)
+        # The wild child turns right after the batch's win check, then the win is checked again.
+        t = self.t
+        child = t.holder("wild_child")
+        if (child is not None and child.alive and not child.transformed and t.model is not None
+                and not t.p(t.model).alive and child.faction == "good"):
+            child.transformed = True
+            child.faction = "wolf"
+            t.tell([child.seat], "transformed", seat=child.seat)
+            self.verdict(rule)
+
+    def verdict(self, rule: str | None) -> None:
+        t, w = self.t, self.w
+        if not w.factions:
+            return  # before Night-1 setup is complete
+        living = t.living()
+        piper = t.holder("piper")
+        piper_alive = piper is not None and piper.alive
+        enchanted = w.enchanted if piper_alive else set()
+
+        def members(f: str) -> list[Player]:
+            return [p for p in living if p.faction == f]
+
+        for f in sorted(w.factions - w.defeated):
+            alive = members(f)
+            lost = not alive
+            if f in ("wolf", "good") and alive and all(p.seat in enchanted for p in alive):
+                lost = True
+            if lost:
+                w.defeated.add(f)
+                t.log("defeat", faction=TEAM[f])
+                if f == "wolf" and w.widow_seat is not None:
+                    w.widow_active = True
+        live = w.factions - w.defeated
+        winner = None
+        if "prejudiced" in live and self.prejudiced_done():
+            winner = "prejudiced"
+        elif "piper" in live and all(p.seat in enchanted for p in living
+                                     if p.faction in ("good", "wolf") and t.lover_of(p.seat) is None):
+            winner = "piper"
+        elif "white_wolf" in live and len(living) == 1 and living[0].faction == "white_wolf":
+            winner = "white_wolf"
+        elif "wolf" in live and 2 * len(members("wolf")) >= len(living):
+            winner = "wolf"
+        elif len(live) == 1:
+            winner = next(iter(live))
+        elif not live:
+            self.end([], rule=rule or "every faction defeated")
+        if winner is not None:
+            teams = [TEAM[winner]]
+            if winner != "prejudiced" and "prejudiced" in live and self.prejudiced_done():
+                teams.append("prejudiced")
+            self.end(teams, rule=rule or f"{TEAM[winner]}_wins")
+
+    def prejudiced_done(self) -> bool:
+        t, w = self.t, self.w
+        old = t.holder("prejudiced")
+        if old is None or w.opposed is None:
+            return False
+        clan = w.clans[0] if w.opposed == "A" else w.clans[1]
+        return all(not t.p(s).alive for s in clan if s != old.seat)
+
+    def team_of(self, p: Player) -> str:
+        if p.role == "half_blood":
+            s = self.w.supports
+            return self.team_of(self.t.p(s)) if s is not None else "none"
+        return TEAM.get(p.faction, "none")
+
+
+class WechatRuleset(DayNightRuleset):
+    def check_deck(self, cards: list[str], opts: DayNightOptions,
+                   dealt: tuple[list[str], list[str]] | None = None) -> None:
+        for r in cards:
+            if r in NOT_OFFERED:
+                raise SetupError(f"role {r!r} is not offered in wechat: {NOT_OFFERED[r]}")
+            if r in ROLES and r in EXPANSIONS and r not in BASE_ROLES and r not in opts.expansions:
+                raise SetupError(f"role {r!r} is a wechat expansion: enable it with the option "
+                                 f"\"expansions\": [\"{r}\"]")
+        unknown = set(opts.expansions) - EXPANSIONS
+        if unknown:
+            raise SetupError(f"unknown wechat expansion(s): {', '.join(sorted(unknown))}")
+        grouped = [r for r in cards if r in GROUPS]
+        stripped = [r for r in cards if r not in GROUPS] + sorted(set(grouped))
+        for r, size in GROUPS.items():
+            if r in cards and cards.count(r) != size:
+                raise SetupError(f"the {r} come as a group of exactly {size}")
+        super().check_deck(stripped, opts, None)
+        if dealt is not None:
+            seats, center = dealt
+            n_center = 2 if "thief" in cards else 0
+            if len(center) != n_center:
+                raise SetupError("a deck with the thief needs exactly two center cards" if n_center
+                                 else "this deck has no center cards (only the thief's two cards go there)")
+            if "thief" in center:
+                raise SetupError("the thief is never buried (thief_bottom_rule=no_thief_in_bottom)")
+
+    def deal(self, deck: list[str], opts: DayNightOptions, rng: random.Random) -> tuple[list[str], list[str]]:
+        """「應從牌堆中隨機抽取兩張不為盜賊的卡牌」: the thief is never among the bottom cards."""
+        if "thief" not in deck:
+            rng.shuffle(deck)
+            return deck, []
+        rest = list(deck)
+        rest.remove("thief")
+        rng.shuffle(rest)
+        bottom, dealt = rest[:2], rest[2:] + ["thief"]
+        rng.shuffle(dealt)
+        return dealt, bottom
+
+
+def standard_deck(n: int) -> tuple[str, ...]:
+    wolves, gods, villagers = COUNTS[n]
+    return ("werewolf",) * wolves + ("seer", "witch", "hunter", "idiot", "guard", "elder")[:gods] + \
+        ("villager",) * villagers
+
+
+RULESET = WechatRuleset(
+    name="wechat",
+    roles=WECHAT_ROLES,
+    night_order=NIGHT_ORDER,
+    deck_table={},
+    standard_deck=standard_deck,
+    min_players=8,
+    max_players=18,
+    moderator=WechatModerator,
+    seat_limit=30,
+)
