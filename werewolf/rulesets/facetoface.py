@@ -85,7 +85,7 @@ class FaceToFaceRuleset(DayNightRuleset):
         if opts.win_mode != "preset":
             return opts
         pid = opts.preset or preset_of(deck)
-        rules = dict(NO_PRESET)
+        rules: dict[str, Any] = dict(NO_PRESET)
         if pid is not None:
             rules.update({"witch_self_save": "never"}, **PRESETS[pid][1])
         given = set(overrides or {})

@@ -31,7 +31,8 @@ EXPANSIONS = frozenset({"scapegoat", "raven", "pure_villager", "sisters", "broth
                         "prejudiced", "devoted_servant", "wild_child", "thief", "wolf_hound", "angel"})
 NOT_OFFERED = {
     "gypsy": "the gypsy needs the new-moon event cards, which the rule book does not define",
-    "shapeshifter": "the rule book sets the shapeshifter aside (「暫時不考慮加入游戲的卡牌」) and gives no ability cards",
+    "shapeshifter": "the rule book sets the shapeshifter aside (「暫時不考慮加入游戲的卡牌」) "
+                    "and gives no ability cards",
 }
 WECHAT_ROLES = BASE_ROLES | EXPANSIONS
 GROUPS = {"sisters": 2, "brothers": 3}

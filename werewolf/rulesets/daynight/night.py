@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from werewolf.rulesets.daynight.moderator import Moderator
 
 Gen = Generator[list[Decision], list[Any], Any]
-StepFn = Callable[["Moderator", "Player | None"], Gen]
+# A step takes the moderator of its ruleset (a Moderator subclass) and the acting player.
+StepFn = Callable[[Any, "Player | None"], Gen]
 
 
 @dataclass(frozen=True)
