@@ -174,6 +174,8 @@ class DaySteps:
             winner, tied = yield from self.sheriff_ballot("sheriff_pk_vote", electorate, tied)
         if winner is None:
             t.say("sheriff", seat=None, reason="tie" if tied else "no votes")
+            if tied and opts.sheriff_tie == "none":
+                t.badge_gone = True  # wechat: 「則失去<警長>」 for the whole game
         else:
             self.elect(winner, "vote")
 
@@ -219,7 +221,7 @@ class DaySteps:
             t.say("sheriff", seat=None, reason="lost to a self-destruct")
         yield from self.self_destruct(wolf, target)
         # Straight to the announcement (if still due), its follow-ups, then night.
-        if t.night_dead:
+        if t.announced_day < t.day:
             yield from self.announce()
         yield from self.rogue_dies()
         raise DayEnds
@@ -236,6 +238,7 @@ class DaySteps:
         if dead:
             t.last_dead = dead
         t.announced_today = dead
+        t.announced_day = t.day
         for s in dead:
             yield from self.followups(t.p(s))
         if t.transform_due == "dawn":
@@ -359,8 +362,6 @@ class DaySteps:
             t.night_dead.remove(p.seat)
             p.alive, p.pending = True, False
             t.log("ruling", rule="self_destruct_replaces_night_death", seat=p.seat)
-        if p.seat == t.sheriff:
-            t.badge_gone = True  # 吞警徽
         batch: list[Player] = []
         self.die(p, "explode", batch)
         self.close_chains(batch)

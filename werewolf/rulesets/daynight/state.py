@@ -99,6 +99,7 @@ class DayNightTable(Table):
         self.thief_seat: int | None = None
         self.dawn_count = 0  # deaths announced this morning
         self.announced_today: list[int] = []
+        self.announced_day = 0
         self.stop_after_day: int | None = None
 
     # -- seats -----------------------------------------------------------------
