@@ -1,0 +1,508 @@
+"""What the two one-night rulesets share (`onuw` = 003, `onenight` = 004; RULES.md §1.4, §1.5, §2.4).
+
+The cards are physical objects: ``cards[seat - 1]`` is the card in front of a
+player, ``center[i - 1]`` is centre card *i*. A night power moves or shows cards;
+nothing else changes. Players act by the card they were *dealt* (the
+doppelganger by the role it copied), and play the team of the card they hold
+at dawn. Then one simultaneous vote, the deaths, the win table, the reveal.
+
+Information: every event that shows a card goes to exactly the player who
+looked; every card movement is logged for the moderator only; each step the
+deck holds is announced publicly whether or not anyone acts in it, so that the
+timing of the night gives nothing away.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache, cached_property
+from itertools import combinations
+from typing import Any, NamedTuple
+
+from werewolf.core.decisions import Choice, Decision, Move, Pair, Target
+from werewolf.core.errors import SetupError
+from werewolf.core.events import MODERATOR, PUBLIC
+from werewolf.core.game import Flow, Setup
+from werewolf.core.table import Table
+from werewolf.roles import ROLES
+from werewolf.rulesets.options import OneNightOptions, make_options
+
+Gen = Generator[list[Decision], list[Any], None]
+Result = tuple[list[str], list[int]]
+
+
+# -- the table ------------------------------------------------------------------------
+class SeatInfo(NamedTuple):
+    """One seat as the scripted runner's error messages read it (script.py)."""
+
+    seat: int
+    role: str  # the role the seat acts as tonight (dealt, or the doppelganger's copy)
+    dealt: str
+    alive: bool
+    cause: str
+
+
+class OneNightTable(Table):
+    def __init__(self, ruleset: str, opts: OneNightOptions, seats: Sequence[str], center: Sequence[str],
+                 seed: int) -> None:
+        super().__init__(seed)
+        self.ruleset = ruleset
+        self.opts = opts
+        self.n = len(seats)
+        self.seats = range(1, self.n + 1)
+        self.dealt = tuple(seats)
+        self.cards = list(seats)
+        self.center = list(center)
+        self.in_deck = frozenset(seats) | frozenset(center)
+        # The role each seat acts as at night: its dealt card, or for the
+        # doppelganger the role it copied at step B.
+        self.acting = list(seats)
+        self.copied: str | None = None
+        self.dead: list[int] = []  # in order of death
+        self.causes: dict[int, str] = {}
+        self.stop_after_day: int | None = None
+
+    # -- seats and cards ---------------------------------------------------------------
+    def others(self, seat: int) -> list[int]:
+        return [s for s in self.seats if s != seat]
+
+    def acting_as(self, role: str) -> list[int]:
+        return [s for s in self.seats if self.acting[s - 1] == role]
+
+    def dealt_as(self, role: str) -> list[int]:
+        return [s for s in self.seats if self.dealt[s - 1] == role]
+
+    def dawn_role(self, seat: int) -> str:
+        """The role a seat plays by: its card at dawn. The doppelganger card is
+        the role it copied, whoever holds it now (A-62); never copied, it stays
+        a doppelganger (on the village team)."""
+        card = self.cards[seat - 1]
+        if card == "doppelganger" and self.copied is not None:
+            return self.copied
+        return card
+
+    def roles_by_seat(self) -> dict[int, str]:
+        return {s: self.dawn_role(s) for s in self.seats}
+
+    def p(self, seat: int) -> SeatInfo:
+        return SeatInfo(seat, self.acting[seat - 1], self.dealt[seat - 1], seat not in self.causes,
+                        self.causes.get(seat, ""))
+
+    # A swap's cards are for the moderator's log only; the actor is told
+    # separately, with exactly what the power lets him see.
+    def swap_seats(self, by: int, a: int, b: int) -> None:
+        cards = self.cards
+        cards[a - 1], cards[b - 1] = cards[b - 1], cards[a - 1]
+        self.log("exchange", by=by, role=self.acting[by - 1], seats=[a, b], now=[cards[a - 1], cards[b - 1]])
+
+    def swap_center(self, by: int, seat: int, card: int) -> None:
+        cards, center = self.cards, self.center
+        cards[seat - 1], center[card - 1] = center[card - 1], cards[seat - 1]
+        self.log("exchange", by=by, role=self.acting[by - 1], seat=seat, card=card,
+                 now=[cards[seat - 1], center[card - 1]])
+
+    # -- events ------------------------------------------------------------------------
+    def tell(self, seats: Iterable[int], type: str, /, **data: Any) -> None:
+        self.emit(type, frozenset(seats), **data)
+
+    def log(self, type: str, /, **data: Any) -> None:
+        self.emit(type, MODERATOR, **data)
+
+    def say(self, type: str, /, **data: Any) -> None:
+        self.emit(type, PUBLIC, **data)
+
+
+# -- decisions ------------------------------------------------------------------------
+@cache
+def _card_sets(n_center: int, k: int) -> tuple[tuple[int, ...], ...]:
+    return tuple(combinations(range(1, n_center + 1), k))
+
+
+class Look(Decision):
+    """The seer: one other player's card (``target``) or ``k`` centre cards (``cards``).
+
+    The value is the seat (an int), the cards (a sorted tuple), or None.
+    """
+
+    __slots__ = ("targets", "n_center", "k")
+
+    def __init__(self, seat: int, targets: Sequence[int], n_center: int, k: int) -> None:
+        super().__init__(seat, "look", why=f"look at another player's card or at {_cards(k)} in the centre")
+        self.targets = tuple(targets)
+        self.n_center = n_center
+        self.k = k
+
+    def check(self, move: Move) -> str | None:
+        extra = set(move) - {"act", "seat", "target", "cards"}
+        if extra:
+            return f"unexpected field(s) {', '.join(sorted(extra))}"
+        target, cards = move.get("target"), move.get("cards")
+        if target is not None and cards is not None:
+            return "the seer looks at a player's card or at centre cards, not both"
+        if target is not None:
+            if isinstance(target, bool) or not isinstance(target, int):
+                return f"target must be a seat number, not {target!r}"
+            if target == self.seat:
+                return "the seer looks at another player's card, not her own"
+            if target not in self.targets:
+                return f"there is no seat {target}"
+            return None
+        if cards is None:
+            return None
+        if not isinstance(cards, (list, tuple)) or not all(
+                isinstance(c, int) and not isinstance(c, bool) for c in cards):
+            return f"cards must be a list of centre card numbers, not {cards!r}"
+        for c in cards:
+            if not 1 <= c <= self.n_center:
+                return f"there is no centre card {c} ({_centre(self.n_center)})"
+        if len(set(cards)) != len(cards):
+            return "the seer looks at different centre cards"
+        if len(cards) != self.k:
+            return f"the seer looks at {_cards(self.k)} in the centre, not {len(cards)}"
+        return None
+
+    def value(self, move: Move) -> int | tuple[int, ...] | None:
+        target, cards = move.get("target"), move.get("cards")
+        if target is not None:
+            return int(target)
+        if cards is not None:
+            return tuple(sorted(cards))
+        return None
+
+    def options(self) -> list[Move]:
+        out: list[Move] = [{"act": "look", "target": t} for t in self.targets]
+        out += [{"act": "look", "cards": list(c)} for c in _card_sets(self.n_center, self.k)]
+        out.append({"act": "look", "target": None})
+        return out
+
+    def random_value(self, rng: random.Random) -> int | tuple[int, ...] | None:
+        sets = _card_sets(self.n_center, self.k)
+        i = rng.randrange(len(self.targets) + len(sets) + 1)
+        if i < len(self.targets):
+            return self.targets[i]
+        i -= len(self.targets)
+        return sets[i] if i < len(sets) else None
+
+
+def _cards(k: int) -> str:
+    return "1 card" if k == 1 else f"{k} cards"
+
+
+def _centre(n: int) -> str:
+    return "the only centre card is card 1" if n == 1 else f"the centre cards are 1–{n}"
+
+
+class OthersPair(Pair):
+    """The troublemaker's two seats: two players other than himself."""
+
+    __slots__ = ()
+
+    def check(self, move: Move) -> str | None:
+        v = move.get(self.arg)
+        if isinstance(v, (list, tuple)) and self.seat in v:
+            return "the troublemaker swaps two other players' cards, never his own"
+        return super().check(move)
+
+
+def vote_decision(t: OneNightTable, seat: int) -> Target:
+    """A forced vote (A-61): point at another player; the default is the lowest other seat."""
+    if t.opts.allow_self_vote:
+        return Target(seat, "vote", t.seats, optional=False, why="point at the player to execute")
+    return Target(seat, "vote", t.others(seat), optional=False, why="point at the player to execute",
+                  forbidden={seat: "every player points at another player (allow_self_vote=false)"})
+
+
+# -- the roles' powers ------------------------------------------------------------------
+# Each takes the seat that acts (whatever card it holds by now) and runs the power.
+
+def copy(t: OneNightTable, seat: int) -> Gen:
+    """Doppelganger, step B: look at another player's card and become that role.
+
+    Nobody's card has moved yet, so the card seen is the one dealt.
+    """
+    (target,) = yield [Target(seat, "copy", t.others(seat), optional=False, why="copy another player's role",
+                              forbidden={seat: "the doppelganger copies another player's card"})]
+    role = t.cards[target - 1]
+    t.copied = role
+    t.acting[seat - 1] = role
+    t.tell((seat,), "copy", seat=seat, target=target, role=role)
+
+
+def werewolves_meet(t: OneNightTable) -> list[int]:
+    """Werewolves open their eyes and see each other (a lone wolf sees only itself)."""
+    wolves = t.acting_as("werewolf")
+    if wolves:
+        t.tell(wolves, "wolves", seats=wolves)
+    return wolves
+
+
+def peek(t: OneNightTable, seat: int) -> Gen:
+    """ONUW lone werewolf: may view one centre card."""
+    (card,) = yield [Choice(seat, "peek", "card", range(1, len(t.center) + 1), optional=True,
+                            why="you are the only werewolf: you may view one centre card")]
+    if card is not None:
+        t.tell((seat,), "peek", seat=seat, card=card, role=t.center[card - 1])
+
+
+def thumbs(t: OneNightTable, seat: int) -> Gen:
+    """Minion: the werewolves raise their thumbs (those who woke as werewolves,
+    a doppel-werewolf included); the wolves do not learn who the minion is."""
+    t.tell((seat,), "thumbs", seat=seat, wolves=t.acting_as("werewolf"))
+    yield from ()
+
+
+def masons_meet(t: OneNightTable) -> Gen:
+    masons = t.acting_as("mason")
+    if masons:
+        t.tell(masons, "masons", seats=masons)
+    yield from ()
+
+
+def look(t: OneNightTable, seat: int, k: int) -> Gen:
+    """Seer: one other player's card, or ``k`` centre cards; sees the cards' faces."""
+    (v,) = yield [Look(seat, t.others(seat), len(t.center), k)]
+    if isinstance(v, int):
+        t.tell((seat,), "check", seat=seat, target=v, role=t.cards[v - 1])
+    elif v is not None:
+        t.tell((seat,), "check", seat=seat, cards=list(v), roles=[t.center[i - 1] for i in v])
+
+
+def rob(t: OneNightTable, seat: int) -> Gen:
+    """Robber: swap own card with another player's (never the centre), then view the new card."""
+    (target,) = yield [Target(seat, "rob", t.others(seat), optional=t.opts.robber_optional,
+                              why="swap your card with another player's and view your new card",
+                              forbidden={seat: "the robber swaps with another player"})]
+    if target is None:
+        return
+    t.swap_seats(seat, seat, target)
+    t.tell((seat,), "rob", seat=seat, target=target, role=t.cards[seat - 1])
+
+
+def trouble(t: OneNightTable, seat: int) -> Gen:
+    """Troublemaker: swap two other players' cards without looking at them."""
+    (pair,) = yield [OthersPair(seat, "swap", t.others(seat), optional=t.opts.troublemaker_optional,
+                                why="swap two other players' cards (you do not see them)")]
+    if pair is None:
+        return
+    a, b = pair
+    t.swap_seats(seat, a, b)
+    t.tell((seat,), "swap", seat=seat, targets=[a, b])
+
+
+def drink(t: OneNightTable, seat: int) -> Gen:
+    """Drunk: swap own card with a centre card without looking (mandatory by default, P A-60)."""
+    (card,) = yield [Choice(seat, "take", "card", range(1, len(t.center) + 1),
+                            optional=not t.opts.drunk_must_swap,
+                            why="swap your card with a centre card (you do not see it)")]
+    if card is None:
+        return
+    t.swap_center(seat, seat, card)
+    t.tell((seat,), "take", seat=seat, card=card)
+
+
+def wake_up(t: OneNightTable, seat: int) -> Gen:
+    """Insomniac: view own card at the end of the night."""
+    t.tell((seat,), "own_card", seat=seat, role=t.cards[seat - 1])
+    yield from ()
+
+
+# -- the ruleset ----------------------------------------------------------------------
+class Step(NamedTuple):
+    """One line of a night-order table: announced when the deck holds ``role`` (and ``needs``)."""
+
+    code: str
+    role: str
+    run: Callable[[OneNightTable], Gen]
+    needs: tuple[str, ...] = ()
+    # A doppelganger's later step: it acts only if it copied this role, but the
+    # step is called whatever it copied, so that nobody learns the copy.
+    copied: str = ""
+
+
+@dataclass(frozen=True)
+class OneNightRuleset:
+    name: str
+    box: Mapping[str, int]  # every card of the box: how many of each
+    min_players: int
+    max_players: int
+    center_size: Callable[[int], int]
+    standard_deck: Callable[[int], tuple[str, ...]]
+    night_order: tuple[Step, ...]
+    deck_rules: Callable[[Counter[str]], None]  # raises SetupError for a deck the rules cannot play
+    spared: Callable[[dict[int, int], int], bool]  # the tally executes nobody
+    winners: Callable[[OneNightTable], Result]
+    default_players: int
+
+    def decks(self) -> dict[str, tuple[str, ...]]:
+        return dict(self._decks)
+
+    @cached_property
+    def _decks(self) -> dict[str, tuple[str, ...]]:
+        return {f"{self.name}{n}": self.standard_deck(n) for n in range(self.min_players, self.max_players + 1)}
+
+    @cached_property
+    def _book_counts(self) -> dict[int, Counter[str]]:
+        return {n: Counter(self.standard_deck(n)) for n in range(self.min_players, self.max_players + 1)}
+
+    # -- setup -------------------------------------------------------------------------
+    def new_table(self, setup: Setup) -> OneNightTable:
+        opts: OneNightOptions = make_options(self.name, setup.options)
+        if opts.discussion_seconds is not None and opts.discussion_seconds <= 0:
+            raise SetupError("discussion_seconds must be a positive number of seconds, or null for no limit")
+        rng = random.Random(setup.seed)
+        if setup.seats is not None:
+            seats, center = list(setup.seats), list(setup.center)
+        else:
+            deck, n = self.resolve_deck(setup)
+            self.check_cards(deck)
+            cards = list(deck)
+            rng.shuffle(cards)
+            seats, center = cards[:n], cards[n:]
+        custom = self.check_deck(seats, center)
+        t = OneNightTable(self.name, opts, seats, center, setup.seed)
+        t.rng = rng  # one stream for the whole game: the deal draws first
+        t.custom_deck = custom
+        t.stop_after_day = setup.stop_after_day
+        return t
+
+    def resolve_deck(self, setup: Setup) -> tuple[tuple[str, ...], int]:
+        deck, n = setup.deck, setup.players
+        if deck is None:
+            n = self.default_players if n is None else n
+            self.check_players(n)
+            return self.standard_deck(n), n
+        if isinstance(deck, str):
+            m = deck[len(self.name):] if deck.startswith(self.name) else ""
+            if not m.isdigit() or deck not in self._decks:
+                raise SetupError(f"unknown deck {deck!r} for {self.name} (see `werewolf decks`)")
+            if n is not None and n != int(m):
+                raise SetupError(f"deck {deck!r} is for {m} players, not {n}")
+            return self._decks[deck], int(m)
+        deck = tuple(deck)
+        if n is None:  # the fewest players this many cards can serve
+            n = next((k for k in range(self.min_players, self.max_players + 1)
+                      if k + self.center_size(k) == len(deck)), 0)
+            if n == 0:
+                raise SetupError(f"a {self.name} deck of {len(deck)} cards fits no player count")
+        return deck, n
+
+    def check_players(self, n: int) -> None:
+        if not self.min_players <= n <= self.max_players:
+            raise SetupError(f"{self.name} is played by {self.min_players}–{self.max_players} players, not {n}")
+
+    def check_cards(self, cards: Sequence[str]) -> None:
+        for r in cards:
+            if not isinstance(r, str) or r not in ROLES:
+                raise SetupError(f"unknown role {r!r}")
+            if r not in self.box:
+                raise SetupError(f"role {r!r} is not part of the {self.name} ruleset "
+                                 f"(its cards: {', '.join(self.box)})")
+
+    def check_deck(self, seats: list[str], center: list[str]) -> bool:
+        """RULES.md §5.0: refuse what the rules cannot play; return whether the deck is custom."""
+        self.check_cards(seats + center)
+        n = len(seats)
+        self.check_players(n)
+        want = self.center_size(n)
+        if len(center) != want:
+            raise SetupError(f"{self.name}: {n} players play with {n + want} cards, {_cards(want)} in the centre "
+                             f"(this deck has {len(center)} centre cards)")
+        counts = Counter(seats + center)
+        for r, c in counts.items():
+            if c > self.box[r]:
+                raise SetupError(f"the {self.name} box holds {self.box[r]} {r} card{'s' if self.box[r] > 1 else ''}, "
+                                 f"this deck has {c}")
+        if not counts["werewolf"] + counts["minion"]:
+            raise SetupError("the deck has no werewolf-team card")
+        self.deck_rules(counts)
+        return counts != self._book_counts[n]
+
+    # -- the game ----------------------------------------------------------------------
+    def play(self, table: Any) -> Flow:
+        t: OneNightTable = table
+        t.say("game_start", ruleset=t.ruleset, players=t.n, center=len(t.center), custom_deck=t.custom_deck)
+        t.log("deal", seats={str(s): t.dealt[s - 1] for s in t.seats}, center=list(t.center))
+        for s in t.seats:
+            t.tell((s,), "role", seat=s, role=t.dealt[s - 1])
+        t.phase = "night1"
+        t.say("night", number=1)
+        deck = t.in_deck
+        for step in self.night_order:
+            # A step the deck holds is always called, held by a player or not (a phantom step).
+            if step.role in deck and all(r in deck for r in step.needs):
+                if step.copied:
+                    t.say("step", step=step.code, role=step.role, copied=step.copied)
+                else:
+                    t.say("step", step=step.code, role=step.role)
+                yield from step.run(t)
+        t.log("dawn", seats={str(s): t.cards[s - 1] for s in t.seats}, center=list(t.center),
+              copied=t.copied)
+        if t.stop_after_day is not None and t.stop_after_day < 1:
+            t.stopped = True
+            t.say("stopped")
+            return
+        yield from self.day(t)
+
+    def day(self, t: OneNightTable) -> Gen:
+        t.phase = "day1"
+        t.say("day", number=1)
+        # The timed discussion: the clock is the front end's; nobody may show or view a card.
+        t.say("discussion", seconds=t.opts.discussion_seconds)
+        ballots = yield [vote_decision(t, s) for s in t.seats]
+        tally: dict[int, int] = {}
+        for b in ballots:
+            tally[b] = tally.get(b, 0) + 1
+        t.say("votes", ballots={str(s): b for s, b in zip(t.seats, ballots)},
+              tally={str(s): c for s, c in sorted(tally.items())})
+        top = max(tally.values())
+        executed = [] if self.spared(tally, t.n) else sorted(s for s, c in tally.items() if c == top)
+        if not executed:
+            t.say("exile", seat=None)
+        for s in executed:  # one line per executed player (all tied players die)
+            t.say("exile", seat=s)
+        for s in executed:
+            self.die(t, s, "exile")
+        # A dead hunter (by his dawn card) takes the player he voted for; this
+        # chains through a second hunter (a doppel-hunter).
+        i = 0
+        while i < len(t.dead):
+            s = t.dead[i]
+            if t.dawn_role(s) == "hunter":
+                target = ballots[s - 1]
+                if target not in t.causes:
+                    self.die(t, target, "shot", by=s)
+            i += 1
+        teams, seats = self.winners(t)
+        t.result = (teams, seats)
+        t.say("game_over", teams=teams, seats=seats)
+        t.say("roles", roles={str(s): t.cards[s - 1] for s in t.seats}, center=list(t.center),
+              dealt={str(s): t.dealt[s - 1] for s in t.seats}, copied=t.copied,
+              teams={str(s): team_of(t.dawn_role(s)) for s in t.seats})
+
+    @staticmethod
+    def die(t: OneNightTable, seat: int, cause: str, **more: Any) -> None:
+        t.dead.append(seat)
+        t.causes[seat] = cause
+        t.say("death", seat=seat, cause=cause, **more)
+
+
+def team_of(role: str) -> str:
+    """The log's team of a dawn role: the minion is on the wolves' team."""
+    if role in ("werewolf", "minion"):
+        return "wolves"
+    if role == "tanner":
+        return "tanner"
+    return "village"
+
+
+def top_one_spares(tally: dict[int, int], n: int) -> bool:
+    """ONUW: when the most votes anyone has is 1, nobody is executed."""
+    return max(tally.values()) == 1
+
+
+def one_each_spares(tally: dict[int, int], n: int) -> bool:
+    """Onenight: when every player got exactly one vote, nobody is executed."""
+    return len(tally) == n and all(c == 1 for c in tally.values())
