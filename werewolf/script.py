@@ -161,7 +161,14 @@ def _why_not_asked(game: Game, phase: str, mv: dict[str, Any]) -> str:
     phases = [e.phase for e in game.events if PHASE.match(e.phase)]
     if phase not in phases:
         return "the game was over before this phase" if game.result else "this phase is never reached"
+    if game.result and phase == phases[-1]:
+        return f"the game ended in {phase} before seat {seat} was asked to {act}"
     table: Any = game.table
+    explain = getattr(table, "why_not_asked", None)
+    if explain is not None:
+        reason = explain(seat, act, phase)
+        if reason:
+            return str(reason)
     p = table.p(seat) if hasattr(table, "p") else None
     if p is not None:
         dead_before = _died_before(game.events, seat, phase)
@@ -177,6 +184,14 @@ def _why_not_asked(game: Game, phase: str, mv: dict[str, Any]) -> str:
             return f"seat {seat} is not asked to shoot: only a hunter or wolf king may, on dying"
         if act in ("vote", "pk_vote") and getattr(p, "idiot_revealed", False):
             return "a revealed idiot cannot vote"
+        if act == "save" and p.role == "witch" and not getattr(table, "antidote", True):
+            return "the witch's antidote is already used (each potion once per game)"
+        if act == "poison" and p.role == "witch" and not getattr(table, "poison", True):
+            return "the witch's poison is already used (each potion once per game)"
+        if act in ("save", "poison") and p.role == "witch" and getattr(table.opts, "witch_one_potion_per_night", False):
+            return "the witch may use only one potion per night"
+        if getattr(p, "disabled", False):
+            return f"seat {seat} has lost its powers"
         if act == "pk_vote":
             return "only players outside the PK vote in it, and only after a tied vote"
     return f"the game never asks seat {seat} to {act} in {phase}"

@@ -456,6 +456,7 @@ class DaySteps:
 
     def exile_vote(self: Moderator) -> Gen:
         t = self.t
+        self.check_vote_lock()
         voters = [p.seat for p in t.living() if self.may_vote(p)]
         targets = [p.seat for p in t.living() if self.votable(p)]
         winner, tied, cast = yield from self.ballot("vote", voters, targets)

@@ -65,6 +65,44 @@ class Wins:
             met.add("lovers")  # 「場上最後僅剩下1好人及丘比特,則丘比特勝出」
         return met
 
+    def check_vote_lock(self: Moderator) -> None:
+        """綁票 (option vote_lock_win): a known bloc that outvotes everyone else wins (RULES.md §4.1)."""
+        t = self.t
+        if not t.opts.vote_lock_win:
+            return
+        living = t.living()
+
+        def weight(p: Player) -> float:
+            return 0 if p.idiot_revealed else self.vote_weight(p.seat)
+
+        blocs: list[tuple[str, list[Player]]] = [("wolf", [p for p in t.pack()])]
+        lt = self.lovers_team()
+        if lt and t.lovers and all(t.p(s).alive for s in t.lovers):
+            if not [p for p in living if p.wolf and p.seat not in lt]:
+                blocs.append(("lovers", [t.p(s) for s in t.lovers]))
+        for team, bloc in blocs:
+            if not bloc:
+                continue
+            seats = {p.seat for p in bloc}
+            ours = sum(weight(p) for p in bloc)
+            theirs = sum(weight(p) for p in living if p.seat not in seats)
+            if ours > theirs and not self.vote_changers(seats):
+                self.end([TEAM_OF_CONDITION[team]], rule="vote_lock")
+
+    def vote_changers(self: Moderator, bloc: set[int]) -> bool:
+        """「且場上不存在獵人和女巫的毒藥等改變票差的技能」."""
+        t = self.t
+        for p in t.living():
+            if p.seat in bloc or p.disabled:
+                continue
+            if p.role == "hunter" or (p.role == "witch" and t.poison) or p.role in ("dreamcatcher", "bomber"):
+                return True
+            if p.role == "knight" and not t.knight_used:
+                return True
+            if p.role in ("wolf_king", "white_wolf_king"):
+                return True
+        return False
+
     def side_wiped(self: Moderator, living: list[Player]) -> bool:
         """屠邊: every god or every villager is out (a category empty at the deal never counts)."""
         t = self.t
