@@ -104,6 +104,23 @@ class OneNightTable(Table):
         self.log("exchange", by=by, role=self.acting[by - 1], seat=seat, card=card,
                  now=[cards[seat - 1], center[card - 1]])
 
+    def why_not_asked(self, seat: int, act: str, phase: str) -> str | None:
+        """The rule that kept the game from asking ``seat`` for ``act`` (scripted-game errors)."""
+        acts_by = {"copy": "doppelganger", "peek": "werewolf", "look": "seer", "rob": "robber",
+                   "swap": "troublemaker", "take": "drunk"}
+        role = self.acting[seat - 1]
+        need = acts_by.get(act)
+        if need is not None and phase == "night1":
+            if role != need:
+                return f"seat {seat} acts as a {role} tonight; only a {need} can {act}"
+            if act == "peek":
+                if self.ruleset == "onenight":
+                    return "in onenight a lone werewolf does not look at the centre cards"
+                return "only a lone werewolf may peek at a centre card"
+        if act == "vote" and phase != "day1":
+            return "the only vote is on day1"
+        return None
+
     # -- events ------------------------------------------------------------------------
     def tell(self, seats: Iterable[int], type: str, /, **data: Any) -> None:
         self.emit(type, frozenset(seats), **data)
