@@ -86,6 +86,9 @@ class DaySteps:
         t = self.t
         opts = t.opts
         self.bear_line()
+        for p in t.players:
+            if p.silenced_day == k and (p.alive or p.pending):
+                t.say("silenced", seat=p.seat)  # 「被禁言的玩家於次一日白天不能說話」
         if self.election_today(k) and opts.sheriff_before_announcement:
             yield from self.election(resumed=t.election_postponed)
         yield from self.announce()
