@@ -14,6 +14,7 @@ NIGHT_ORDER = (
     Step("C", "cupid", N.cupid, first_night_only=True),
     Step("D", "cupid", N.lovers, first_night_only=True),
     Step("E", "wild_child", N.wild_child, first_night_only=True),
+    Step("", "", N.setup_done, first_night_only=True),
     Step("F", "guard", N.guard),
     Step("G", "magician", N.magician),
     Step("H", "dreamcatcher", N.dreamcatcher),

@@ -21,6 +21,7 @@ NIGHT_ORDER = (
     Step("thief", "thief", N.thief, first_night_only=True),
     Step("cupid", "cupid", N.cupid, first_night_only=True),
     Step("lovers", "cupid", N.lovers, first_night_only=True),
+    Step("", "", N.setup_done, first_night_only=True),
     Step("guard", "guard", N.guard),
     Step("elder", "elder", None),
     Step("wolves", "werewolf", N.pack),

@@ -48,6 +48,7 @@ NIGHT_ORDER = (
     Step("stuttering_judge", "stuttering_judge", None, first_night_only=True),
     Step("sisters", "sisters", R.siblings, first_night_only=True),
     Step("brothers", "brothers", R.siblings, first_night_only=True),
+    Step("", "", N.setup_done, first_night_only=True),
     Step("5.1", "guard", R.guard),
     Step("5.2", "piper", R.piper),
     Step("5.3", "werewolf", R.pack),
@@ -435,7 +436,8 @@ class WechatModerator(Moderator):
     def team_of(self, p: Player) -> str:
         if p.role == "half_blood":
             s = self.w.supports
-            return self.team_of(self.t.p(s)) if s is not None else "none"
+            # The supported player's faction at the end; a half-blood supporting a half-blood wins with nobody.
+            return TEAM.get(self.t.p(s).faction, "none") if s is not None else "none"
         return TEAM.get(p.faction, "none")
 
 

@@ -79,7 +79,7 @@ def piper(m: WechatModerator, p: Player | None) -> Gen:
     t, w = m.t, m.w
     if p is None:
         return
-    targets = [q.seat for q in t.living() if q.seat != p.seat and q.seat not in w.enchanted]
+    targets = [q.seat for q in t.living() if q.seat != p.seat]
     (x,) = yield [Target(p.seat, "enchant", targets, forbidden={p.seat: "the piper cannot charm himself"},
                          why="charm one player")]
     if x is None:
@@ -87,9 +87,12 @@ def piper(m: WechatModerator, p: Player | None) -> Gen:
     if t.lover_of(x) is not None or x == m.n.shield:
         t.log("ruling", rule="enchant_fails", seat=x)
         return
+    if x in w.enchanted:
+        return  # already charmed: no effect
     w.enchanted.add(x)
     w.newly_enchanted.append(x)
     t.tell([p.seat], "enchanted", seat=p.seat, target=x)
+    m.check_win()  # a charm can decide the game at once (RULES.md §4.3)
 
 
 def pack(m: WechatModerator, p: Player | None) -> Gen:

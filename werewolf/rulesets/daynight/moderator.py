@@ -41,8 +41,6 @@ class Moderator(Deaths, NightSteps, ClassicResolution, DaySteps, Wins):
             k = 1
             while True:
                 yield from self.run_night(k)
-                if k == 1:
-                    self.after_first_night()
                 yield from self.run_day(k)
                 if self.stop_after_day is not None and k >= self.stop_after_day:
                     self.flush_night_deaths()

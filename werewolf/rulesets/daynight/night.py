@@ -369,6 +369,13 @@ def _shooter_signal(m: Moderator, role: str) -> Gen:
     yield
 
 
+def setup_done(m: Moderator, _: Player | None) -> Gen:
+    """Night-1 setup is over (thief, lovers, models): fix what counts from now on."""
+    m.after_first_night()
+    return
+    yield
+
+
 def resolve(m: Moderator, _: Player | None) -> Gen:
     """The night's deaths (the ruleset's resolution)."""
     yield from m.resolve_night()
