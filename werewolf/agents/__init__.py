@@ -42,6 +42,12 @@ class RandomAgent(Agent):
 
 def play(game: Game, agents: Mapping[int, Agent], default: Agent | None = None) -> Game:
     """Run ``game`` to its end, asking each seat's agent (``default`` for the rest)."""
+    if default is not None and isinstance(default, RandomAgent) and not agents:
+        # Every seat draws at random: answer each request in one go.
+        rng = default.rng
+        while not game.over:
+            game.answer_all([d.random_value(rng) for d in game.request])
+        return game
     while not game.over:
         for d in list(game.request):
             agent = agents.get(d.seat, default)

@@ -106,6 +106,16 @@ class Game:
                 return
         raise IllegalMove(self.phase, decision.seat, decision.act, "this decision is not open")
 
+    def answer_all(self, values: list[Any]) -> None:
+        """Answer every decision of the open request at once (trusted values, in request order).
+
+        The fast path of simulations: one resume of the flow per request.
+        """
+        if self._left != len(self.request):
+            raise IllegalMove(self.phase, None, None, "answer_all needs a request with no answers yet")
+        self.answers.extend((d.seat, d.act, v) for d, v in zip(self.request, values))
+        self._resume(list(values))
+
     def decline(self, decision: Decision) -> None:
         """Give the decision its default (no answer, or a timeout)."""
         self.answer_value(decision, decision.default_value())

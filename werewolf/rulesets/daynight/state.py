@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from werewolf.core.events import MODERATOR, PUBLIC, audience
-from werewolf.core.table import Table
+from werewolf.core.events import MODERATOR, PUBLIC, Event
+from werewolf.core.table import Table, _event
 from werewolf.roles import ROLES
 from werewolf.rulesets.options import DayNightOptions
 
@@ -160,14 +160,15 @@ class DayNightTable(Table):
     # -- events ----------------------------------------------------------------
     def tell(self, to: Any, type: str, /, **data: Any) -> None:
         """A private event to some seats."""
-        self.emit(type, audience(*to), **data)
+        self.events.append(_event(Event, (type, self.phase, data, frozenset(to))))
 
     def log(self, type: str, /, **data: Any) -> None:
         """An event for the moderator's log only."""
-        self.emit(type, MODERATOR, **data)
+        self.events.append(_event(Event, (type, self.phase, data, MODERATOR)))
 
     def say(self, type: str, /, **data: Any) -> None:
-        self.emit(type, PUBLIC, **data)
+        """A public event."""
+        self.events.append(_event(Event, (type, self.phase, data, PUBLIC)))
 
 
 def _wakes_with_pack(p: Player) -> bool:
