@@ -165,13 +165,7 @@ class WechatModerator(Moderator):
             if not q.alive:
                 continue
             if cause == "kill" and n.infect:
-                if x == n.guard:
-                    t.log("ruling", rule="infection_guarded", seat=x)
-                else:
-                    q.faction, q.disabled = "wolf", True
-                    w.infection_news = True
-                    t.tell([x], "infected", seat=x)
-                continue
+                continue  # the infection replaced the kill (see infect)
             # 一、守護 voids it; 二、an elder's first effective kill; 三、the antidote; 四、out.
             if x == n.guard:
                 continue
@@ -193,6 +187,16 @@ class WechatModerator(Moderator):
             yield from self.batch_done(batch)
         w.cursed = n.curse
         self.check_win()
+
+    def infect(self, q: Player) -> None:
+        """「被感染的那名角色將失去他本來的技能…與狼人們分享勝利」: at once, unless guarded (A-47)."""
+        t = self.t
+        if q.seat == self.n.guard:
+            t.log("ruling", rule="infection_guarded", seat=q.seat)
+            return
+        q.faction, q.disabled = "wolf", True
+        self.w.infection_news = True
+        t.tell([q.seat], "infected", seat=q.seat)
 
     def rusty_wound(self, knight: Player) -> None:
         t = self.t

@@ -116,6 +116,7 @@ def pack(m: WechatModerator, p: Player | None) -> Gen:
             m.n.infect = True
             w.infections_left -= 1
             t.log("infect", seat=father.seat, target=m.n.wolf)
+            m.infect(t.p(m.n.wolf))
 
 
 def big_bad_wolf(m: WechatModerator, p: Player | None) -> Gen:
