@@ -136,10 +136,12 @@ def run(script: Script) -> Outcome:
             for d in list(game.request):
                 found = [i for i, mv in enumerate(todo)
                          if (phase, i) not in used and mv["seat"] == d.seat and d.accepts(mv)]
-                if len(found) > 1:
+                if len({todo[i]["act"] for i in found}) > 1:
                     acts = " and ".join(todo[i]["act"] for i in found)
                     rule = getattr(d, "conflict", "") or f"one answer is asked for, the script gives {acts}"
                     raise IllegalMove(phase, d.seat, todo[found[1]]["act"], rule)
+                # Several moves of the same act answer this decision and the later ones
+                # of the phase in file order (a second vote called by the stuttering judge).
                 if found:
                     used.add((phase, found[0]))
                     mv = {k: v for k, v in todo[found[0]].items() if k != "seat"}
