@@ -389,3 +389,35 @@ class Subset(Decision):
     def random_value(self, rng: random.Random) -> tuple[int, ...]:
         k = rng.randrange(min(self.most, len(self.targets)) + 1)
         return tuple(rng.sample(self.targets, k))
+
+
+class Speak(Decision):
+    """A speaking turn in live play: ``{"act": "speak", "text": ...}``; no text means "done"."""
+
+    __slots__ = ("part",)
+    MAX = 2000
+
+    def __init__(self, seat: int, part: str) -> None:
+        super().__init__(seat, "speak", why=f"your turn to speak ({part})")
+        self.part = part
+
+    def check(self, move: Move) -> str | None:
+        bad = _unknown_keys(move, ("text",))
+        if bad:
+            return bad
+        text = move.get("text")
+        if text is not None and not isinstance(text, str):
+            return "text must be a string"
+        if text is not None and len(text) > self.MAX:
+            return f"a speech is at most {self.MAX} characters"
+        return None
+
+    def value(self, move: Move) -> str | None:
+        text = move.get("text")
+        return text.strip() or None if isinstance(text, str) else None
+
+    def options(self) -> list[Move]:
+        return [{"act": "speak", "text": None}]
+
+    def random_value(self, rng: random.Random) -> None:
+        return None

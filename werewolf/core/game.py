@@ -35,12 +35,16 @@ class Setup:
     deck: str | tuple[str, ...] | None = None
     players: int | None = None
     stop_after_day: int | None = None
+    # Live play: every speaking turn waits for its speaker (a `speak` answer: text,
+    # or "done" at the table), and a wolf may self-destruct before any speech.
+    live_speech: bool = False
 
     def as_json(self) -> dict[str, Any]:
         return {"ruleset": self.ruleset, "seats": list(self.seats) if self.seats else None,
                 "center": list(self.center), "options": dict(self.options), "seed": self.seed,
                 "deck": list(self.deck) if isinstance(self.deck, tuple) else self.deck,
-                "players": self.players, "stop_after_day": self.stop_after_day}
+                "players": self.players, "stop_after_day": self.stop_after_day,
+                "live_speech": self.live_speech}
 
 
 class Game:

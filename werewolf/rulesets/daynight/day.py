@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
-from werewolf.core.decisions import Choice, Decision, Flag, Move, Target
+from werewolf.core.decisions import Choice, Decision, Flag, Move, Speak, Target
 from werewolf.rulesets.daynight.state import Player
 
 if TYPE_CHECKING:
@@ -265,16 +265,21 @@ class DaySteps:
         if t.p(seat).silenced_day == t.day and t.day > 0 and part != "last_words":
             t.say("silent_turn", seat=seat, part=part)
             return
+        text = None
+        if t.live_speech:
+            (text,) = yield [Speak(seat, part)]
         if part != "last_words":
-            t.say("speech", seat=seat, part=part)
-        return
-        yield
+            t.say("speech", seat=seat, part=part, **({"text": text} if text else {}))
+        elif text:
+            t.say("last_words_text", seat=seat, text=text)
 
     def discussion(self: Moderator) -> Gen:
         t = self.t
         order = yield from self.speaking_order()
         yield from self.interrupts()
-        for s in order:
+        for i, s in enumerate(order):
+            if i and t.live_speech:
+                yield from self.interrupts()  # live play: before any speech, not only the first
             if t.p(s).alive:
                 yield from self.speak(s, "discussion")
 

@@ -55,6 +55,7 @@ class DayNightRuleset:
         t.custom_deck = custom
         t.rng = rng  # one stream for the whole game: the deal draws first
         t.stop_after_day = setup.stop_after_day
+        t.live_speech = setup.live_speech
         return t
 
     def adjust_options(self, opts: DayNightOptions, deck: list[str],

@@ -101,6 +101,7 @@ class DayNightTable(Table):
         self.announced_today: list[int] = []
         self.announced_day = 0
         self.stop_after_day: int | None = None
+        self.live_speech = False
 
     # -- seats -----------------------------------------------------------------
     def p(self, seat: int) -> Player:
