@@ -199,12 +199,12 @@ class DaySteps:
             if b is not None:
                 tally[b] = tally.get(b, 0) + 1
                 cast[s] = b
-        ev = {"round": act, "tally": {str(k): v for k, v in sorted(tally.items())}}
+        ev = {"round": act, "tally": dict(sorted(tally.items()))}
         if t.opts.sheriff_vote_secret:
             t.say("votes", **ev)
-            t.log("ballots", round=act, ballots={str(k): v for k, v in cast.items()})
+            t.log("ballots", round=act, ballots=cast)
         else:
-            t.say("votes", **ev, ballots={str(k): v for k, v in cast.items()})
+            t.say("votes", **ev, ballots=cast)
         return top(tally)
 
     def elect(self: Moderator, seat: int, how: str) -> None:
@@ -437,21 +437,24 @@ class DaySteps:
                ) -> Generator[list[Decision], list[Any], tuple[int | None, list[int], dict[int, int]]]:
         t = self.t
         asks = []
+        shared = tuple(targets)
+        split = t.lovers is not None and not t.opts.lovers_may_vote_each_other
         for v in voters:
-            ts, forbidden = targets, {}
-            lover = t.lover_of(v)
-            if lover is not None and not t.opts.lovers_may_vote_each_other and lover in targets:
-                ts = [s for s in targets if s != lover]
-                forbidden = {lover: "lovers may not vote for each other"}
-            asks.append(Target(v, act, ts, forbidden=forbidden, why="vote to exile a player"))
+            lover = t.lover_of(v) if split else None
+            if lover is not None and lover in shared:
+                asks.append(Target(v, act, [s for s in shared if s != lover],
+                                   forbidden={lover: "lovers may not vote for each other"}, why="vote to exile"))
+            else:
+                asks.append(Target(v, act, shared, why="vote to exile"))
         ballots = yield asks
         cast = self.valid_ballots({v: b for v, b in zip(voters, ballots) if b is not None}, voters)
         tally: dict[int, float] = {}
+        sheriff, weight = t.sheriff, t.opts.sheriff_vote_weight
         for v, b in cast.items():
-            tally[b] = tally.get(b, 0) + self.vote_weight(v)
+            tally[b] = tally.get(b, 0) + (weight if v == sheriff else 1)
         self.adjust_tally(tally, act)
-        t.say("votes", round=act, ballots={str(k): v for k, v in cast.items()},
-              tally={str(k): v for k, v in sorted(tally.items())})
+        # Seat keys stay numbers in memory; JSON writes them as strings.
+        t.say("votes", round=act, ballots=cast, tally=dict(sorted(tally.items())))
         winner, tied = top(tally)
         return winner, tied, cast
 

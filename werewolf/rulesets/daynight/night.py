@@ -77,14 +77,10 @@ class NightSteps:
         t.say("night", number=k)
         if t.transform_due == "night":
             self.transform_wild_child()
-        for step in self.night_order:
-            if step.first_night_only and k != 1:
-                continue
+        for step in self.steps_of_night(k):
             if step.role == "":
                 assert step.run is not None
                 yield from step.run(self, None)
-                continue
-            if step.role not in t.in_deck and not self.step_always(step):
                 continue
             holder = self.step_holder(step)
             t.say("step", step=step.code, role=step.role)
@@ -92,6 +88,18 @@ class NightSteps:
                 yield from step.run(self, holder)
         t.exploded_today = None
         t.knife_voice = None
+
+    def steps_of_night(self: Moderator, k: int) -> list[Step]:
+        """This deck's steps: 「未出現在玩家使用牌組內容的角色,該步驟可跳過」 (absent roles skipped)."""
+        first = k == 1
+        cache = self.__dict__.setdefault("_steps", {})
+        steps: list[Step] | None = cache.get(first)
+        if steps is None:
+            t = self.t
+            steps = [s for s in self.night_order if (first or not s.first_night_only)
+                     and (s.role == "" or s.role in t.in_deck or self.step_always(s))]
+            cache[first] = steps
+        return steps
 
     def step_always(self: Moderator, step: Step) -> bool:
         # The pack wakes whatever the deck (an infected or transformed wolf may join it).

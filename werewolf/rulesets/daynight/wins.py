@@ -32,6 +32,8 @@ class Wins:
         """Which teams' win conditions hold now (classic / facetoface)."""
         t = self.t
         mode = t.opts.win_mode
+        if mode == "tu_bian" and t.cupid is None:
+            return self.two_team_tu_bian()
         living = t.living()
         lt = self.lovers_team()
         wolves = [p for p in living if p.wolf]
@@ -63,6 +65,24 @@ class Wins:
         elif (lovers_dead and not wolves and len(living) == 2 and t.cupid is not None
               and t.p(t.cupid).alive):
             met.add("lovers")  # 「場上最後僅剩下1好人及丘比特,則丘比特勝出」
+        return met
+
+    def two_team_tu_bian(self: Moderator) -> set[str]:
+        """The common case in one pass: 屠邊 against all wolves, no lovers."""
+        t = self.t
+        wolves = False
+        cats: set[str] = set()
+        for p in t.players:
+            if p.alive:
+                if p.faction == "wolf":
+                    wolves = True
+                cats.add(self.category(p) if p.role == "bomber" else p.category)
+        met: set[str] = set()
+        start = t.start_categories
+        if ("god" in start and "god" not in cats) or ("villager" in start and "villager" not in cats):
+            met.add("wolf")
+        if not wolves:
+            met.add("good")
         return met
 
     def check_vote_lock(self: Moderator) -> None:
