@@ -70,6 +70,33 @@ def decks(ruleset: str | None) -> None:
             click.echo(f"  {deck_id:<28} {len(roles):>2} cards  {desc}")
 
 
+@main.command("play")
+@click.option("--ruleset", "-r", default="classic", show_default=True, help="The ruleset.")
+@click.option("--deck", "-d", default=None,
+              help="A deck id (see `werewolf decks`) or comma-separated role ids. Default: the standard deck.")
+@click.option("--players", "-n", type=int, default=None, help="Number of players of the standard deck (default 12).")
+@click.option("--seat", "-s", type=int, default=None, help="Your seat (default: drawn from the seed).")
+@click.option("--seed", type=int, default=None, help="Seed of the deal and the bots (default: random, shown).")
+@click.option("--lang", "-l", type=click.Choice(["en", "zh-Hant", "zh-Hans"]), default="en", show_default=True,
+              help="Language of the game.")
+@click.option("--bots", type=click.Choice(["random"]), default="random", show_default=True,
+              help="How the other seats play.")
+def play_command(ruleset: str, deck: str | None, players: int | None, seat: int | None, seed: int | None,
+                 lang: str, bots: str) -> None:
+    """Take a seat in a game against bots."""
+    from werewolf import play as pl
+    from werewolf.i18n import t
+
+    try:
+        pl.run(pl.make_setup(ruleset, deck, players, seed), seat=seat, lang=lang, bots=bots,
+               input=sys.stdin, output=sys.stdout)
+    except WerewolfError as err:
+        _fail(str(err))
+    except EOFError:
+        click.echo(t("ui.eof", lang), err=True)
+        sys.exit(1)
+
+
 def _fail(message: str) -> None:
     click.echo(message.replace("\n", " "), err=True)
     sys.exit(2)

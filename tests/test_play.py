@@ -1,0 +1,329 @@
+"""`werewolf play`: a person against bots, driven here by scripted input.
+
+The main property: what the terminal shows before the game ends is exactly
+what the player's seat may know: no other player's role, no moderator log,
+nothing private once the player is dead.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+import re
+from collections.abc import Iterable
+
+import pytest
+from click.testing import CliRunner
+
+from werewolf import play as pl
+from werewolf.agents.terminal import TerminalAgent
+from werewolf.cli import main
+from werewolf.core.decisions import AnyOf, Decision, Flag, Move, Pair, Speak, Subset, Target
+from werewolf.core.errors import IllegalMove, SetupError
+from werewolf.core.events import PUBLIC, Event, audience
+from werewolf.core.game import Game, Setup
+from werewolf.i18n import LANGS, narrate, role_name, t
+from werewolf.roles import ROLES
+from werewolf.rulesets import MODULES, get_ruleset
+from werewolf.rulesets.daynight.day import Explode
+
+# Events whose fields tell the seats who see them something about a player's role or side.
+REVEALING = {
+    "explode": ("seat",), "shoot": ("seat",), "reveal": ("seat",), "duel": ("seat", "target"), "bomb": ("seat",),
+    "claw": ("seat",), "check": ("target",), "pack": ("seats",), "wolves": ("seats",), "masons": ("seats",),
+    "thumbs": ("wolves",), "rob": ("target",), "copy": ("target",), "siblings": ("seats",), "servant": ("target",),
+    "took": ("seat",), "infected": ("seat",), "transformed": ("seat",), "elder_penalty": ("seat",),
+}
+
+
+def _seat_pattern(lang: str, seat: int) -> re.Pattern[str]:
+    if lang == "en":
+        return re.compile(rf"\bSeat {seat}\b")
+    return re.compile(rf"(?<!\d){seat}[號号]")
+
+
+def _roles(game: Game) -> dict[int, set[str]]:
+    """Every role each seat held: as dealt (its private ``role`` event) and at the end (the ``roles`` event)."""
+    out: dict[int, set[str]] = {}
+    for e in game.events:
+        if e.type in ("role", "took") and "role" in e.data:
+            out.setdefault(e.data["seat"], set()).add(e.data["role"])
+        if e.type == "roles":
+            for s, r in e.data["roles"].items():
+                out.setdefault(int(s), set()).add(r)
+    return out
+
+
+def _known(game: Game, seat: int) -> set[int]:
+    """The seats whose role or side ``seat`` legitimately learns during the game."""
+    known = {seat}
+    for e in game.events:
+        if e.type not in REVEALING or not e.visible_to(seat):
+            continue
+        for field in REVEALING[e.type]:
+            v = e.data.get(field)
+            known.update(v if isinstance(v, list) else [v] if isinstance(v, int) else [])
+    return known
+
+
+def _narrations(events: Iterable[Event], lang: str, seat: int) -> set[str]:
+    out = set()
+    for e in events:
+        text = narrate(e.as_json(), lang, seat)
+        if text:
+            out.add(text)
+    return out
+
+
+def check_transcript(out: str, game: Game, seat: int, lang: str) -> None:
+    """What the terminal showed before the game ended is what ``seat`` may know, and no more."""
+    assert game.over
+    marker = t("ui.game_over", lang)
+    assert marker in out, out[-2000:]
+    before = out.split(marker, 1)[0]
+    events = game.events
+    visible = [e for e in events if e.visible_to(seat)]
+    shown = _narrations(visible, lang, seat)
+    # 1. Nothing from the moderator's log or another seat's private events.
+    hidden = _narrations((e for e in events if not e.visible_to(seat)), lang, seat) - shown
+    for text in hidden:
+        assert text not in out, f"shown a hidden event: {text}"
+    # 2. Once dead (publicly), nothing private any more.
+    death = next((i for i, e in enumerate(events) if e.to is PUBLIC and (
+        (e.type == "death" and e.data.get("seat") == seat)
+        or (e.type == "announce" and seat in e.data.get("seats", ())))), None)
+    if death is not None:
+        late = _narrations((e for e in events[death + 1:] if e.to and seat in e.to), lang, seat)
+        early = _narrations((e for e in events[:death + 1] if e.visible_to(seat)), lang, seat)
+        public = _narrations((e for e in events if e.to is PUBLIC), lang, seat)
+        for text in late - early - public:
+            assert text not in out, f"a dead player was shown: {text}"
+    # 3. No other player's role next to their seat number, unless the player learnt it.
+    known = _known(game, seat)
+    roles = _roles(game)
+    for line in before.splitlines():
+        for other, held in roles.items():
+            if other in known or not _seat_pattern(lang, other).search(line):
+                continue
+            for r in held:
+                assert not _names_role(line, r, lang), f"seat {other}'s role {r} shown to seat {seat}: {line}"
+
+
+def _names_role(line: str, role: str, lang: str) -> bool:
+    """Whether ``line`` names ``role`` (not merely a longer name holding it: 白狼王 is not 狼王)."""
+    name = role_name(role, lang)
+    for longer in {role_name(r, lang) for r in ROLES}:
+        if name in longer and longer != name:
+            line = line.replace(longer, "")
+    return name in line
+
+
+def _play(setup: Setup, seat: int | None, lang: str, answers: Iterable[str]) -> tuple[Game, str]:
+    out = io.StringIO()
+    game = pl.run(setup, seat=seat, lang=lang, input=io.StringIO("".join(a + "\n" for a in answers)), output=out)
+    return game, out.getvalue()
+
+
+def _loadable() -> list[str]:
+    names = []
+    for name in MODULES:
+        try:
+            get_ruleset(name)
+        except SetupError as e:
+            if "not implemented" in str(e):
+                continue
+            raise
+        names.append(name)
+    return names
+
+
+# -- the command ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("lang", LANGS)
+def test_cli_plays_a_12_player_game_to_the_end(lang: str) -> None:
+    for seed, seat in ((1, 4), (2, 9)):
+        args = ["play", "--seed", str(seed), "--seat", str(seat), "--lang", lang]
+        result = CliRunner().invoke(main, args, input="1\n" * 5000, env={"COLUMNS": "100"})
+        assert result.exit_code == 0, result.output[-3000:]
+        out = result.output
+        assert t("ui.title", lang) in out
+        # The same game, played again in-process, tells what the seat could know.
+        game, again = _play(pl.make_setup("classic", None, None, seed), seat, lang, ["1"] * 5000)
+        assert len(game.events) and pl.seat_count(game) == 12
+        check_transcript(out, game, seat, lang)
+        # The end: the winners and every role.
+        after = out.split(t("ui.game_over", lang), 1)[1]
+        assert t("ui.you_won" if seat in game.result[1] else "ui.you_lost", lang) in after  # type: ignore[index]
+        for s, held in _roles(game).items():
+            assert any(role_name(r, lang) in after for r in held), s
+        assert t("ui.roles_title", lang) in after
+
+
+def test_cli_defaults_and_options() -> None:
+    runner = CliRunner()
+    result = runner.invoke(main, ["play", "--seed", "5"], input="1\n" * 5000)
+    assert result.exit_code == 0, result.output[-2000:]
+    assert "12 players · seed 5" in result.output
+    deck = ",".join(("werewolf",) * 2 + ("seer", "witch", "hunter") + ("villager",) * 3)
+    result = runner.invoke(main, ["play", "--seed", "3", "--deck", deck, "--seat", "8", "-l", "zh-Hans"],
+                           input="1\n" * 5000)
+    assert result.exit_code == 0, result.output[-2000:]
+    assert "8名玩家" in result.output
+    result = runner.invoke(main, ["play", "--seed", "3", "-d", "c12_wolfking_thief_cupid", "-n", "12"],
+                           input="2\n" * 5000)
+    assert result.exit_code == 0, result.output[-2000:]
+
+
+def test_cli_offers_every_language() -> None:
+    lang = next(p for p in main.commands["play"].params if p.name == "lang")
+    assert tuple(lang.type.choices) == LANGS  # type: ignore[attr-defined]
+
+
+def test_cli_errors() -> None:
+    runner = CliRunner()
+    result = runner.invoke(main, ["play", "--seat", "13", "--seed", "1"], input="1\n")
+    assert result.exit_code == 2 and t("ui.bad_seat", "en", n=12) in result.output
+    result = runner.invoke(main, ["play", "--deck", "no_such_deck"], input="1\n")
+    assert result.exit_code == 2 and "no_such_deck" in result.output
+    result = runner.invoke(main, ["play", "--deck", "c12_bomber", "--players", "9"], input="1\n")
+    assert result.exit_code == 2 and t("ui.players_mismatch", "en", n=12, players=9) in result.output
+    result = runner.invoke(main, ["play", "--lang", "fr"])
+    assert result.exit_code == 2
+    # Input that runs out abandons the game (exit 1), no traceback.
+    result = runner.invoke(main, ["play", "--seed", "1", "--seat", "1", "-l", "zh-Hant"], input="1\n")
+    assert result.exit_code == 1 and t("ui.eof", "zh-Hant") in result.stderr
+    assert runner.invoke(main, ["play", "--help"]).exit_code == 0
+
+
+# -- many games, every ruleset, fuzzed answers ------------------------------------------------------------------
+GAMES = 24
+
+
+@pytest.mark.parametrize("ruleset", _loadable())
+def test_a_seat_sees_only_what_it_may_know(ruleset: str) -> None:
+    rng = random.Random(ruleset)
+    decks = list(get_ruleset(ruleset).decks())
+    words = ["1", "1", "2", "3", "y", "n", "", "x", "99", "3 7", "2,5"]
+    for i in range(GAMES):
+        deck = decks[rng.randrange(len(decks))]
+        lang = LANGS[i % len(LANGS)]
+        setup = Setup(ruleset, deck=deck, seed=i)
+        answers = [rng.choice(words) for _ in range(6000)]
+        game, out = _play(setup, None, lang, answers)
+        seat = pl.pick_seat(game, None)
+        check_transcript(out, game, seat, lang)
+
+
+def test_every_seat_of_one_game() -> None:
+    for seat in range(1, 13):
+        game, out = _play(Setup("classic", deck="c12_wolfking_thief_cupid", seed=seat), seat, "en", ["1"] * 5000)
+        check_transcript(out, game, seat, "en")
+
+
+# -- the terminal agent ----------------------------------------------------------------------------------------
+def _agent(answers: str, lang: str = "en") -> tuple[TerminalAgent, io.StringIO]:
+    out = io.StringIO()
+    return TerminalAgent(lang, input=io.StringIO(answers), output=out), out
+
+
+def _game() -> Game:
+    return Game(Setup("classic", players=12, seed=1))
+
+
+def test_menu_numbers_and_seat_numbers() -> None:
+    game = _game()
+    agent, out = _agent("x\n99\n3 7\n")
+    d = Pair(2, "link", [1, 3, 5, 7], optional=False)
+    assert agent.choose(game, 2, d) == {"act": "link", "targets": [3, 7]}
+    text = out.getvalue()
+    assert text.count(t("ui.bad_choice", "en", n=6)) == 2
+    assert "1) Seat 1 and Seat 3" in text
+    agent, out = _agent("4\n")
+    v = Target(2, "vote", [1, 3, 5])
+    assert agent.choose(game, 2, v) == {"act": "vote", "target": None}
+    assert "4) Abstain" in out.getvalue()
+    agent, _ = _agent("2 5 9\n")
+    ban = Subset(2, "ban", [1, 2, 5, 9], 3)
+    assert agent.choose(game, 2, ban) == {"act": "ban", "targets": [2, 5, 9]}
+
+
+def test_labels_in_every_language() -> None:
+    game = _game()
+    witch = AnyOf(6, [Flag(6, "save"), Target(6, "poison", [1, 2])], conflict="one potion")
+    for lang in LANGS:
+        agent, out = _agent("3\n", lang)
+        assert agent.choose(game, 6, witch) == {"act": "poison", "target": 2}
+        text = out.getvalue()
+        assert t("option.act", lang, act=t("act.poison", lang), arg=t("fmt.seat", lang, n=1)) in text
+        assert t("option.pass", lang) in text
+
+
+def test_interrupts_are_a_quick_yes_or_no() -> None:
+    game = _game()
+    agent, _ = _agent("\n")
+    assert agent.choose(game, 3, Explode(3, "discussion", None)) == {"act": "explode", "when": "discussion",
+                                                                     "value": False}
+    agent, _ = _agent("1\n")  # not a yes
+    duel = Target(3, "duel", [1, 2, 4], interrupt=True)
+    assert agent.choose(game, 3, duel) == {"act": "duel", "target": None}
+    agent, _ = _agent("y\n2\n")
+    assert agent.choose(game, 3, duel) == {"act": "duel", "target": 2}
+    agent, _ = _agent("是\n3\n", "zh-Hant")  # the white wolf king names the player he takes
+    assert agent.choose(game, 3, Explode(3, "election", [1, 2])) == {"act": "explode", "when": "election", "target": 2}
+    agent, _ = _agent("")
+    with pytest.raises(EOFError):
+        agent.choose(game, 3, duel)
+
+
+def test_live_speech_is_typed() -> None:
+    game = _game()
+    agent, out = _agent("I checked seat 4: [wolf]\n\n", "zh-Hant")
+    assert agent.choose(game, 2, Speak(2, "discussion")) == {"act": "speak", "text": "I checked seat 4: [wolf]"}
+    assert agent.choose(game, 2, Speak(2, "discussion")) == {"act": "speak", "text": None}
+    assert t("prompt.speak", "zh-Hant") in out.getvalue()
+
+
+def test_an_illegal_answer_is_explained_and_asked_again() -> None:
+    class Stubborn(TerminalAgent):
+        tries = 0
+
+        def choose(self, game: Game, seat: int, decision: Decision) -> Move | None:
+            self.tries += 1
+            return {"act": decision.act, "target": 99} if self.tries == 1 else decision.options()[0]
+
+    game = _game()
+    d = game.request[0]
+    out = io.StringIO()
+    human = Stubborn("en", input=io.StringIO(""), output=out)
+    pl.ask(human, game, d.seat, d)
+    assert human.tries == 2
+    assert "That is not allowed" in out.getvalue()
+    with pytest.raises(IllegalMove):
+        game.answer(d.seat, d.options()[0])  # answered once, and only once
+
+
+class _Log:
+    """Enough of a game for ``TerminalAgent.update``: a log and a setup."""
+
+    def __init__(self, events: list[Event]) -> None:
+        self.events = events
+        self.setup = Setup("classic")
+
+
+def test_a_dead_player_sees_only_the_public_log() -> None:
+    agent, out = _agent("")
+    log = _Log([
+        Event("role", "setup", {"seat": 2, "role": "hunter"}, audience(2)),
+        Event("can_shoot", "night1", {"seat": 2, "value": True}, audience(2)),
+        Event("death", "day1", {"seat": 2, "cause": "exile"}),
+        Event("can_shoot", "night2", {"seat": 2, "value": False}, audience(2)),
+        Event("death", "night2", {"seat": 5, "cause": "kill"}, frozenset()),
+        Event("exile", "day2", {"seat": 4}),
+    ])
+    agent.update(log, 2)  # type: ignore[arg-type]
+    text = out.getvalue()
+    assert "The judge signals: you can shoot if you die." in text
+    assert "You are out: exiled by the vote." in text
+    assert t("ui.dead", "en") in text
+    assert "you cannot shoot" not in text
+    assert "Seat 5" not in text
+    assert "Seat 4 is exiled." in text

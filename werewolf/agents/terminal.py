@@ -1,0 +1,301 @@
+"""A person at a terminal: the seat's narration, role card and numbered menus.
+
+``TerminalAgent`` shows its player only what ``Event.visible_to`` allows for
+its seat, narrated in the player's language (``werewolf.i18n``); once the
+player is known to be dead, only the public log. Decisions come as numbered
+menus built from ``Decision.options()``; interrupts (self-destruct, duel) as a
+quick y/N. Input and output are plain text streams, so tests can drive it.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any, TextIO
+
+from rich.columns import Columns
+from rich.console import Console
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from werewolf.agents import Agent
+from werewolf.core.decisions import AnyOf, Decision, Move, Pair, Subset
+from werewolf.core.errors import IllegalMove
+from werewolf.core.events import Event
+from werewolf.core.game import Game
+from werewolf.i18n import faction_name, has, narrate, normalize_lang, phase_name, role_description, role_name, t
+from werewolf.roles import ROLES
+
+# Menus longer than this are laid out in columns.
+LONG_MENU = 14
+
+STYLES = {"night": "bold blue", "day": "bold yellow", "death": "red", "announce": "red", "exile": "red",
+          "game_over": "bold green", "role": "bold", "took": "bold", "transformed": "bold magenta"}
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+class TerminalAgent(Agent):
+    """A human player reading a terminal (or any pair of text streams)."""
+
+    def __init__(self, lang: str = "en", input: TextIO | None = None, output: TextIO | None = None, *,
+                 console: Console | None = None) -> None:
+        self.lang = normalize_lang(lang)
+        self.input = input if input is not None else sys.stdin
+        self.console = console or Console(file=output, highlight=False, emoji=False)
+        self.shown = 0  # how many of the game's events this agent has gone through
+        self.dead = False
+        self.role: str | None = None
+
+    def t(self, key: str, **fields: Any) -> str:
+        return t(key, self.lang, **fields)
+
+    def seat_label(self, seat: int | None) -> str:
+        return self.t("fmt.none") if seat is None else self.t("fmt.seat", n=seat)
+
+    # -- what the seat sees ---------------------------------------------------------
+    def update(self, game: Game, seat: int) -> None:
+        """Narrate every event this seat may see that it has not been shown yet."""
+        events = game.events
+        while self.shown < len(events):
+            e = events[self.shown]
+            self.shown += 1
+            if not e.visible_to(seat) or (self.dead and e.to is not None):
+                continue
+            self.show_event(game, e, seat)
+
+    def show_event(self, game: Game, e: Event, seat: int) -> None:
+        if e.type == "roles":
+            return  # the final summary shows every role
+        if e.type in ("night", "day"):
+            self.console.rule(phase_name(e.phase, self.lang), style=STYLES[e.type])
+        elif e.type == "game_over":
+            self.console.rule(self.t("ui.game_over"), style=STYLES[e.type])
+        text = narrate(e.as_json(with_audience=False), self.lang, seat)
+        if text:
+            self.console.print(Text(text, style=STYLES.get(e.type, "")), soft_wrap=True)
+        if e.type in ("role", "took") and e.data.get("seat") == seat:
+            self.role = e.data.get("role")
+            self.role_card(seat, game.setup.ruleset)
+        if not self.dead and e.to is None and (
+                (e.type == "death" and e.data.get("seat") == seat)
+                or (e.type == "announce" and seat in e.data.get("seats", ()))):
+            self.dead = True
+            self.console.print(Text(self.t("ui.dead"), style="dim"), soft_wrap=True)
+
+    def role_card(self, seat: int, ruleset: str | None = None) -> None:
+        role = self.role
+        if role is None:
+            return
+        body = Text()
+        body.append(self.t("ui.role_line", seat=self.seat_label(seat), role=role_name(role, self.lang)), style="bold")
+        body.append("\n" + role_description(role, self.lang, ruleset))
+        faction = ROLES[role].faction if role in ROLES else None
+        if faction is not None:
+            body.append("\n" + self.t("ui.side", faction=faction_name(faction, self.lang)), style="dim")
+        self.console.print(Panel(body, title=self.t("ui.role_card"), expand=False))
+
+    # -- decisions ------------------------------------------------------------------
+    def choose(self, game: Game, seat: int, decision: Decision) -> Move | None:
+        self.update(game, seat)
+        opts = decision.options()
+        if not opts:
+            return None
+        if decision.interrupt:
+            return self.ask_interrupt(game, seat, decision, opts)
+        if decision.act == "speak":  # live play: a speech, typed
+            self.header(game, decision)
+            text = self.read(self.prompt(decision) + " ").strip()
+            return {"act": "speak", "text": text or None}
+        return self.menu(game, seat, decision, opts, self.prompt(decision))
+
+    def rejected(self, error: IllegalMove) -> None:
+        """The engine refused the last answer: say why (the caller asks again)."""
+        self.console.print(Text(self.t("ui.illegal", rule=error.rule), style="red"), soft_wrap=True)
+
+    def prompt(self, decision: Decision) -> str:
+        if isinstance(decision, AnyOf):
+            return self.t("prompt.any_of", acts=self.t("fmt.list_sep").join(self.act_name(a) for a in decision.acts))
+        for key in (f"prompt.{decision.act}.{self.role}", f"prompt.{decision.act}"):
+            if has(key, self.lang):
+                return self.t(key)
+        return self.act_name(decision.act)
+
+    def act_name(self, act: str) -> str:
+        key = f"act.{act}"
+        return self.t(key) if has(key, self.lang) else act
+
+    def header(self, game: Game, decision: Decision) -> None:
+        act = self.t("fmt.list_sep").join(self.act_name(a) for a in decision.acts)
+        self.console.rule(self.t("ui.menu_title", phase=phase_name(game.phase, self.lang), act=act),
+                          style="cyan", align="left")
+
+    def menu(self, game: Game, seat: int, decision: Decision, opts: Sequence[Move], prompt: str) -> Move:
+        self.header(game, decision)
+        self.console.print(Text(prompt, style="bold"), soft_wrap=True)
+        items = [f"{i}) {self.label(game, seat, decision, o)}" for i, o in enumerate(opts, 1)]
+        if len(items) > LONG_MENU:
+            self.console.print(Columns(items, padding=(0, 3)))
+        else:
+            for item in items:
+                self.console.print(item)
+        several = isinstance(decision, (Pair, Subset))
+        if several:
+            self.console.print(Text(self.t("ui.seats_hint"), style="dim"), soft_wrap=True)
+        while True:
+            answer = self.read(self.t("ui.choose", n=len(opts))).strip()
+            if answer.isdigit() and 1 <= int(answer) <= len(opts):
+                return opts[int(answer) - 1]
+            if several:
+                move = self.seats_move(decision, opts, answer)
+                if move is not None:
+                    return move
+            self.console.print(Text(self.t("ui.bad_choice", n=len(opts)), style="red"), soft_wrap=True)
+
+    def seats_move(self, decision: Decision, opts: Sequence[Move], answer: str) -> Move | None:
+        """Seat numbers typed for a choice of several seats: ``"3 7"``, ``3,7``, ``3、7``."""
+        parts = answer.replace(",", " ").replace("、", " ").replace("，", " ").split()
+        if len(parts) < 2 or not all(p.isdigit() for p in parts):
+            return None
+        want = sorted(int(p) for p in parts)
+        arg = getattr(decision, "arg", "targets")
+        for o in opts:
+            v = o.get(arg)
+            if isinstance(v, list) and sorted(v) == want:
+                return o
+        return None
+
+    def ask_interrupt(self, game: Game, seat: int, decision: Decision, opts: Sequence[Move]) -> Move | None:
+        """A rare, normally declined action: y/N, then the target if it needs one."""
+        yes = [o for o in opts if decision.value(o) not in (None, False)]
+        no = next((o for o in opts if decision.value(o) in (None, False)), None)
+        if not yes:
+            return no
+        self.header(game, decision)
+        answer = self.read(self.prompt(decision) + self.t("ui.yes_no")).strip().lower()
+        words = {w.strip().lower() for w in self.t("ui.yes_words").split(",") if w.strip()}
+        if answer not in words:
+            return no
+        if len(yes) == 1:
+            return yes[0]
+        return self.menu(game, seat, decision, yes, self.prompt(decision))
+
+    def read(self, prompt: str) -> str:
+        self.console.print(Text(prompt, style="bold cyan"), end="")
+        self.console.file.flush()
+        line = self.input.readline()
+        if not line:
+            self.console.print()
+            raise EOFError("no more input")
+        if not _isatty(self.input):
+            self.console.print(line.rstrip("\r\n"))  # echo piped input, as a terminal would
+        return line
+
+    # -- option labels ----------------------------------------------------------------
+    def label(self, game: Game, seat: int, decision: Decision, move: Move) -> str:
+        act = str(move.get("act"))
+        args = {k: v for k, v in move.items() if k not in ("act", "seat", "when")}
+        alternatives = isinstance(decision, AnyOf)
+        if args.get("value") is False or (args and all(v is None for v in args.values())):
+            if alternatives:
+                return self.t("option.pass")
+            kind = "no" if "value" in args else "none"
+            key = f"option.{kind}.{act}"
+            return self.t(key) if has(key, self.lang) else self.t(f"option.{kind}")
+        if act == "explode" and args.get("target") is not None:
+            return self.t("option.explode_target", target=self.seat_label(args["target"]))
+        if not args or args == {"value": True}:
+            if act == "save":
+                victim = self.victim(game, seat)
+                if victim is not None:
+                    return self.t("option.save_target", target=self.seat_label(victim))
+            key = f"option.yes.{act}"
+            if has(key, self.lang):
+                return self.t(key)
+            return self.act_name(act) if alternatives else self.t("option.yes")
+        text = self.t("fmt.list_sep").join(self.arg_text(game, seat, k, v) for k, v in args.items())
+        return self.t("option.act", act=self.act_name(act), arg=text) if alternatives else text
+
+    def arg_text(self, game: Game, seat: int, name: str, value: Any) -> str:
+        if value is None:
+            return self.t("fmt.none")
+        if name in ("target", "seat"):
+            return self.seat_label(value)
+        if name == "card":
+            return self.card_label(game, seat, value)
+        if name == "cards" and isinstance(value, list):
+            return self.t("fmt.pair", a=self.card_label(game, seat, value[0]), b=self.card_label(game, seat, value[1]))
+        if isinstance(value, list) and not value:
+            return self.t("option.none")
+        if isinstance(value, list) and len(value) == 2:
+            return self.t("fmt.pair", a=self.seat_label(value[0]), b=self.seat_label(value[1]))
+        if isinstance(value, list):
+            return self.t("fmt.list_sep").join(self.seat_label(v) for v in value)
+        key = f"value.{name}.{value}"
+        return self.t(key) if has(key, self.lang) else str(value)
+
+    def card_label(self, game: Game, seat: int, n: int) -> str:
+        """A centre card, with its role when this seat has been shown the cards."""
+        for e in reversed(self.seen(game, seat)):
+            if e.type == "bottom_cards" and e.data.get("seat") == seat:
+                cards = e.data.get("cards") or []
+                if 1 <= n <= len(cards):
+                    return self.t("fmt.card_role", n=n, role=role_name(cards[n - 1], self.lang))
+                break
+        return self.t("fmt.card", n=n)
+
+    def victim(self, game: Game, seat: int) -> int | None:
+        """Tonight's victim as shown to this seat (the witch), if any."""
+        for e in reversed(self.seen(game, seat)):
+            if e.phase != game.phase:
+                break
+            if e.type == "victim" and e.data.get("seat") == seat:
+                target = e.data.get("target")
+                return target if isinstance(target, int) else None
+        return None
+
+    # -- the end ------------------------------------------------------------------------
+    def finish(self, game: Game, seat: int) -> None:
+        """The winners, and every role (the public ``roles`` event at the game's end)."""
+        self.update(game, seat)
+        result = game.result
+        winners: list[int] = []
+        if result is not None:
+            teams, winners = result
+            if teams:
+                names = self.t("fmt.list_sep").join(self.team(x) for x in teams)
+                self.console.print(Text(self.t("ui.winners", teams=names), style="bold green"))
+            else:
+                self.console.print(Text(self.t("ui.draw"), style="bold"))
+            won = seat in winners
+            self.console.print(Text(self.t("ui.you_won" if won else "ui.you_lost"),
+                                    style="bold green" if won else "bold red"))
+        roles = self.final_roles(game)
+        if roles:
+            table = Table(title=self.t("ui.roles_title"))
+            table.add_column(self.t("ui.col_seat"))
+            table.add_column(self.t("ui.col_role"))
+            table.add_column(self.t("ui.col_result"))
+            for s, r in sorted(roles.items()):
+                label = self.seat_label(s)
+                if s == seat:
+                    label = self.t("ui.you_mark", seat=label)
+                outcome = self.t("ui.won") if s in winners else self.t("ui.lost") if result else ""
+                table.add_row(label, role_name(r, self.lang), outcome)
+            self.console.print(table)
+
+    def team(self, team: str) -> str:
+        key = f"team.{team}"
+        return self.t(key) if has(key, self.lang) else team
+
+    def final_roles(self, game: Game) -> Mapping[int, str]:
+        for e in reversed(game.events):
+            if e.type == "roles" and e.to is None:
+                return {int(s): r for s, r in e.data.get("roles", {}).items()}
+        return {}
