@@ -98,7 +98,7 @@ class WechatModerator(Moderator):
         self.w.infections_left = t.opts.wolf_father_infections
         self.w.judge_uses = t.opts.stuttering_judge_uses
 
-    def play(self) -> Gen:
+    def announce_setup(self) -> None:
         t = self.t
         if "prejudiced" in t.in_deck:
             if t.opts.clans is not None:
@@ -109,7 +109,6 @@ class WechatModerator(Moderator):
                 half = (t.n + 1) // 2
                 self.w.clans = (tuple(sorted(seats[:half])), tuple(sorted(seats[half:])))
             t.say("clans", A=list(self.w.clans[0]), B=list(self.w.clans[1]))
-        yield from super().play()
 
     def after_first_night(self) -> None:
         super().after_first_night()
@@ -304,7 +303,7 @@ class WechatModerator(Moderator):
             if len(group) > 1 and len({cast.get(v) for v in group}) > 1:
                 for v in group:
                     cast.pop(v, None)
-                t.say("ballots_void", role=role, seats=group)
+                t.log("ballots_void", role=role, seats=group)  # the table sees only the count
         return cast
 
     def adjust_tally(self, tally: dict[int, float], act: str) -> None:

@@ -36,6 +36,7 @@ class Moderator(Deaths, NightSteps, ClassicResolution, DaySteps, Wins):
         t.say("game_start", ruleset=t.ruleset, players=t.n, custom_deck=t.custom_deck)
         for p in t.players:
             t.tell([p.seat], "role", seat=p.seat, role=p.role)
+        self.announce_setup()
         t.start_categories = frozenset(self.category(p) for p in t.players)
         try:
             k = 1
@@ -52,6 +53,9 @@ class Moderator(Deaths, NightSteps, ClassicResolution, DaySteps, Wins):
                 k += 1
         except GameOver:
             return
+
+    def announce_setup(self) -> None:
+        """Hook: public facts of the deal a ruleset announces before night 1 (wechat's clans)."""
 
     def after_first_night(self) -> None:
         """What Night-1 setup fixes for the rest of the game."""
