@@ -10,6 +10,7 @@ from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from werewolf.core.decisions import Choice, Decision, Flag, Move, Target
+from werewolf.rulesets.daynight.night import excluding
 from werewolf.rulesets.daynight.state import Player
 
 if TYPE_CHECKING:
@@ -54,14 +55,12 @@ def guard(m: WechatModerator, p: Player | None) -> Gen:
     if p is None:
         return
     living = [q.seat for q in t.living()]
-    asks: list[Decision] = [Target(p.seat, "guard", [s for s in living if s not in t.guarded_ever],
-                                   forbidden={s: "each player can be the guard's target only once per game"
-                                              for s in t.guarded_ever},
+    targets, forbidden = excluding(living, t.guarded_ever, "each player can be the guard's target only once per game")
+    asks: list[Decision] = [Target(p.seat, "guard", targets, forbidden=forbidden,
                                    why="protect one player from every kill tonight")]
     if "piper" in t.in_deck:
-        asks.append(Target(p.seat, "shield", [s for s in living if s not in w.shielded_ever],
-                           forbidden={s: "each player can be soundproofed only once per game"
-                                      for s in w.shielded_ever},
+        targets, forbidden = excluding(living, w.shielded_ever, "each player can be soundproofed only once per game")
+        asks.append(Target(p.seat, "shield", targets, forbidden=forbidden,
                            why="soundproof one player against the piper"))
     vals = yield asks
     g = vals[0]

@@ -8,7 +8,7 @@ labels, effects land on σ(label).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -113,6 +113,12 @@ class NightSteps:
         return None
 
 
+def excluding(seats: list[int], banned: Iterable[int | None], rule: str) -> tuple[list[int], dict[int, str]]:
+    """Legal targets without the ``banned`` ones, and the rule that bans each (for error messages)."""
+    out = set(banned)
+    return [s for s in seats if s not in out], {s: rule for s in seats if s in out}
+
+
 # -- the night steps of each role ------------------------------------------------
 def thief(m: Moderator, p: Player | None) -> Gen:
     """Take one of the two bottom cards (RULES.md §2.1 thief)."""
@@ -182,15 +188,15 @@ def guard(m: Moderator, p: Player | None) -> Gen:
     if p is None:
         t.guard_last = None
         return
-    forbidden: dict[int, str] = {}
-    targets = []
-    for q in t.living():
-        if t.opts.guard_rule == "no_consecutive" and q.seat == t.guard_last:
-            forbidden[q.seat] = "the guard may not protect the same player two nights running"
-        elif t.opts.guard_rule == "once_per_target" and q.seat in t.guarded_ever:
-            forbidden[q.seat] = "each player can be the guard's target only once per game"
-        else:
-            targets.append(q.seat)
+    living = [q.seat for q in t.living()]
+    if t.opts.guard_rule == "no_consecutive":
+        targets, forbidden = excluding(living, [t.guard_last],
+                                       "the guard may not protect the same player two nights running")
+    elif t.opts.guard_rule == "once_per_target":
+        targets, forbidden = excluding(living, t.guarded_ever,
+                                       "each player can be the guard's target only once per game")
+    else:
+        targets, forbidden = living, {}
     (g,) = yield [Target(p.seat, "guard", targets, forbidden=forbidden, why="protect one player from the wolves")]
     m.n.guard = g
     t.guard_last = g
@@ -256,15 +262,8 @@ def wolf_beauty(m: Moderator, p: Player | None) -> Gen:
         t.charm_last = None
         return
     pack_seats = {q.seat for q in t.pack()}
-    forbidden: dict[int, str] = {}
-    targets = []
-    for q in t.living():
-        if q.seat == p.seat or q.seat in pack_seats:
-            continue
-        if q.seat == t.charm_last:
-            forbidden[q.seat] = "the wolf beauty may not charm the same player two nights running"
-        else:
-            targets.append(q.seat)
+    targets, forbidden = excluding([q.seat for q in t.living() if q.seat != p.seat and q.seat not in pack_seats],
+                                   [t.charm_last], "the wolf beauty may not charm the same player two nights running")
     (c,) = yield [Target(p.seat, "charm", targets, forbidden=forbidden, why="charm one player")]
     m.n.charm = c
     t.charm_last = c
@@ -340,13 +339,8 @@ def silencer(m: Moderator, p: Player | None) -> Gen:
     if p is None:
         t.silence_last = None
         return
-    forbidden: dict[int, str] = {}
-    targets = []
-    for q in t.living():
-        if q.seat == t.silence_last:
-            forbidden[q.seat] = "the silencer may not silence the same player two nights running"
-        else:
-            targets.append(q.seat)
+    targets, forbidden = excluding([q.seat for q in t.living()], [t.silence_last],
+                                   "the silencer may not silence the same player two nights running")
     (s,) = yield [Target(p.seat, "silence", targets, forbidden=forbidden, why="silence one player tomorrow")]
     m.n.silence = s
     t.silence_last = s
