@@ -10,7 +10,7 @@ from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from werewolf.core.decisions import Choice, Decision, Flag, Move, Target
-from werewolf.rulesets.daynight.night import excluding
+from werewolf.rulesets.daynight.night import ask_potions, excluding, use_potions
 from werewolf.rulesets.daynight.state import Player
 
 if TYPE_CHECKING:
@@ -180,19 +180,8 @@ def witch(m: WechatModerator, p: Player | None) -> Gen:
     if t.poison:
         asks.append(Target(p.seat, "poison", [q.seat for q in t.living() if q.seat != p.seat],
                            forbidden={p.seat: "the witch may not poison herself"}, why="poison one player"))
-    if not asks:
-        return
-    vals = yield asks
-    for d, v in zip(asks, vals):
-        if v is None:
-            continue
-        if d.act == "save":
-            n.save = v
-            t.antidote = False
-        else:
-            n.poison = v
-            t.poison = False
-    t.log("potions", seat=p.seat, save=n.save, poison=n.poison)
+    used = yield from ask_potions(m, p, asks)
+    use_potions(m, p, used, None)
 
 
 def raven(m: WechatModerator, p: Player | None) -> Gen:

@@ -276,7 +276,6 @@ def witch(m: Moderator, p: Player | None) -> Gen:
     t = m.t
     if p is None:
         return
-    n = m.n
     informed, victim = m.witch_shown(p)
     if informed:
         t.tell([p.seat], "victim", seat=p.seat, target=victim)
@@ -286,37 +285,33 @@ def witch(m: Moderator, p: Player | None) -> Gen:
     save_d = Flag(p.seat, "save", why=f"save seat {victim}")
     poison_d = Target(p.seat, "poison", poison_targets, forbidden={p.seat: "the witch may not poison herself"},
                       why="poison one player")
-    if t.opts.witch_one_potion_per_night:
-        alts: list[Decision] = ([save_d] if can_save else []) + ([poison_d] if can_poison else [])
-        if not alts:
-            return
-        if len(alts) == 1:
-            (v,) = yield alts
-            v = (alts[0].act, v) if v not in (None, False) else None
-        else:
-            (v,) = yield [AnyOf(p.seat, alts, conflict="the witch may use only one potion per night",
-                                why="use the antidote, the poison, or nothing")]
-        if v is None:
-            return
-        act, arg = v
+    asks: list[Decision] = ([save_d] if can_save else []) + ([poison_d] if can_poison else [])
+    used = yield from ask_potions(m, p, asks)
+    use_potions(m, p, used, victim)
+
+
+def ask_potions(m: Any, p: Player, asks: list[Decision]) -> Generator[list[Decision], list[Any], list[Any]]:
+    """Ask for the potions on offer: one choice where only one potion a night is allowed."""
+    if not asks:
+        return []
+    if m.t.opts.witch_one_potion_per_night and len(asks) > 1:
+        (v,) = yield [AnyOf(p.seat, asks, conflict="the witch may use only one potion per night",
+                            why="use the antidote, the poison, or nothing")]
+        return [v] if v is not None else []
+    vals = yield asks
+    return [(d.act, v) for d, v in zip(asks, vals) if v is not None and v is not False]
+
+
+def use_potions(m: Any, p: Player, used: list[tuple[str, Any]], victim: int | None) -> None:
+    """Spend the potions: the antidote on ``victim`` (a yes) or on the seat named, the poison on its target."""
+    t, n = m.t, m.n
+    for act, v in used:
         if act == "save":
-            n.save = victim
+            n.save = victim if v is True else v
             t.antidote = False
         else:
-            n.poison = arg
+            n.poison = v
             t.poison = False
-    else:
-        asks: list[Decision] = ([save_d] if can_save else []) + ([poison_d] if can_poison else [])
-        if not asks:
-            return
-        vals = yield asks
-        for d, v in zip(asks, vals):
-            if d.act == "save" and v:
-                n.save = victim
-                t.antidote = False
-            elif d.act == "poison" and v is not None:
-                n.poison = v
-                t.poison = False
     t.log("potions", seat=p.seat, save=n.save, poison=n.poison)
 
 
