@@ -117,7 +117,7 @@ class Game:
         """
         if self._left != len(self.request):
             raise IllegalMove(self.phase, None, None, "answer_all needs a request with no answers yet")
-        self.answers.extend((d.seat, d.act, v) for d, v in zip(self.request, values))
+        self.answers += [(d.seat, d.act, v) for d, v in zip(self.request, values)]
         self._resume(list(values))
 
     def decline(self, decision: Decision) -> None:

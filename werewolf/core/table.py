@@ -22,11 +22,12 @@ class GameOver(Exception):
 class Table:
     """Base of a ruleset's state. Subclasses add seats, roles and rule state."""
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, rng: random.Random | None = None) -> None:
         self.events: list[Event] = []
         self.phase = "setup"
         self.seed = seed
-        self.rng = random.Random(seed)
+        # One stream for the whole game; a ruleset that dealt with it passes it on.
+        self.rng = rng if rng is not None else random.Random(seed)
         self.result: tuple[list[str], list[int]] | None = None
         self.stopped = False
         self.custom_deck = False

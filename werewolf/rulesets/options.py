@@ -8,6 +8,7 @@ of these options; ``None`` marks an option that does not apply to a ruleset.
 from __future__ import annotations
 
 import dataclasses
+import json
 import types
 import typing
 from collections.abc import Mapping
@@ -124,8 +125,31 @@ def option_type(ruleset: str) -> type:
     return OneNightOptions if ruleset in ("onuw", "onenight") else DayNightOptions
 
 
+_made: dict[tuple[str, str], Any] = {}
+
+
 def make_options(ruleset: str, overrides: Mapping[str, Any] | None = None) -> Any:
-    """The options of ``ruleset`` with ``overrides`` (by name) applied and checked."""
+    """The options of ``ruleset`` with ``overrides`` (by name) applied and checked.
+
+    Options are immutable, so each distinct set is built once (simulations make millions of games).
+    """
+    try:
+        key = (ruleset, json.dumps(overrides, sort_keys=True, default=_sorted_list) if overrides else "")
+    except (TypeError, ValueError):
+        return _make_options(ruleset, overrides)
+    made = _made.get(key)
+    if made is None:
+        made = _made[key] = _make_options(ruleset, overrides)
+    return made
+
+
+def _sorted_list(value: Any) -> Any:
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=repr)
+    raise TypeError(f"cannot key {type(value).__name__}")
+
+
+def _make_options(ruleset: str, overrides: Mapping[str, Any] | None) -> Any:
     cls = option_type(ruleset)
     values = dict(DEFAULTS[ruleset])
     if overrides:

@@ -232,21 +232,12 @@ class WechatModerator(Moderator):
         if last_words and self.has_last_words(p):
             yield from self.last_words(p)
 
-    def last_words(self, p: Player) -> Gen:
-        t = self.t
-        piper = t.holder("piper")
-        if p.seat in self.w.enchanted and piper is not None and piper.alive:
-            t.say("no_last_words", seat=p.seat, reason="enchanted")
-            return
-        yield from super().last_words(p)
-
-    def speak(self, seat: int, part: str) -> Gen:
-        t = self.t
-        piper = t.holder("piper")
+    def silent_reason(self, seat: int) -> str | None:
+        """Charmed players may not speak, last words included, while the piper lives (A-56)."""
+        piper = self.t.holder("piper")
         if seat in self.w.enchanted and piper is not None and piper.alive:
-            t.say("silent_turn", seat=seat, part=part, reason="enchanted")
-            return
-        yield from super().speak(seat, part)
+            return "enchanted"
+        return super().silent_reason(seat)
 
     # -- the day ------------------------------------------------------------------
     def day_body(self, k: int) -> Gen:

@@ -262,9 +262,11 @@ class DaySteps:
     def speak(self: Moderator, seat: int, part: str) -> Gen:
         """One speaking turn (text or "done" in live play: the front end's business)."""
         t = self.t
-        if t.p(seat).silenced_day == t.day and t.day > 0 and part != "last_words":
-            t.say("silent_turn", seat=seat, part=part)
-            return
+        if part != "last_words":
+            reason = self.silent_reason(seat)
+            if reason:
+                t.say("silent_turn", seat=seat, part=part, reason=reason)
+                return
         text = None
         if t.live_speech:
             (text,) = yield [Speak(seat, part)]
@@ -273,10 +275,27 @@ class DaySteps:
         elif text:
             t.say("last_words_text", seat=seat, text=text)
 
+    def silent_reason(self: Moderator, seat: int) -> str | None:
+        """Why ``seat`` may not speak today, if it may not (the silencer; wechat adds the piper)."""
+        t = self.t
+        if t.day > 0 and t.p(seat).silenced_day == t.day:
+            return "silenced"
+        return None
+
     def discussion(self: Moderator) -> Gen:
         t = self.t
         order = yield from self.speaking_order()
         yield from self.interrupts()
+        if not t.live_speech:
+            # Nobody is asked anything: say the turns straight away (the simulations' hot path).
+            for s in order:
+                if t.p(s).alive:
+                    reason = self.silent_reason(s)
+                    if reason:
+                        t.say("silent_turn", seat=s, part="discussion", reason=reason)
+                    else:
+                        t.say("speech", seat=s, part="discussion")
+            return
         for i, s in enumerate(order):
             if i and t.live_speech:
                 yield from self.interrupts()  # live play: before any speech, not only the first

@@ -120,8 +120,9 @@ class Deaths:
 
     def last_words(self: Moderator, p: Player) -> Gen:
         t = self.t
-        if p.silenced_day == t.day and t.day > 0:
-            t.say("no_last_words", seat=p.seat, reason="silenced")
+        reason = self.silent_reason(p.seat)
+        if reason:
+            t.say("no_last_words", seat=p.seat, reason=reason)
             return
         t.say("last_words", seat=p.seat)
         yield from self.speak(p.seat, "last_words")

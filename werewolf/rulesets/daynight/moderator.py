@@ -37,7 +37,6 @@ class Moderator(Deaths, NightSteps, ClassicResolution, DaySteps, Wins):
         for p in t.players:
             t.tell([p.seat], "role", seat=p.seat, role=p.role)
         self.announce_setup()
-        t.start_categories = frozenset(self.category(p) for p in t.players)
         try:
             k = 1
             while True:

@@ -51,9 +51,8 @@ class DayNightRuleset:
             seats, center = self.deal(list(deck), opts, rng)
             custom = not self.is_book_deck(list(deck))
         opts = self.adjust_options(opts, seats + center, setup.options)
-        t = DayNightTable(self.name, opts, seats, center, setup.seed)
+        t = DayNightTable(self.name, opts, seats, center, setup.seed, rng)  # the deal drew first
         t.custom_deck = custom
-        t.rng = rng  # one stream for the whole game: the deal draws first
         t.stop_after_day = setup.stop_after_day
         t.live_speech = setup.live_speech
         return t
@@ -82,8 +81,10 @@ class DayNightRuleset:
         return tuple(deck)
 
     def is_book_deck(self, cards: list[str]) -> bool:
-        key = Counter(cards)
-        return any(Counter(d) == key for d in self.decks().values())
+        book = self.__dict__.get("_book")
+        if book is None:
+            book = self.__dict__["_book"] = {tuple(sorted(d)) for d in self.decks().values()}
+        return tuple(sorted(cards)) in book
 
     def check_deck(self, cards: list[str], opts: DayNightOptions,
                    dealt: tuple[list[str], list[str]] | None = None) -> None:

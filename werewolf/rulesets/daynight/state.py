@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 from typing import Any
 
@@ -53,8 +54,8 @@ class Player:
 
 class DayNightTable(Table):
     def __init__(self, ruleset: str, opts: DayNightOptions, seats: list[str], center: list[str],
-                 seed: int) -> None:
-        super().__init__(seed)
+                 seed: int, rng: random.Random | None = None) -> None:
+        super().__init__(seed, rng)
         self.ruleset = ruleset
         self.opts = opts
         self.n = len(seats)
