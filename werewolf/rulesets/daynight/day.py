@@ -102,15 +102,10 @@ class DaySteps:
         bear = t.holder("bear_tamer")
         if bear is None:
             return
-        if not bear.alive and not bear.pending:
-            if not t.bear_silent_announced and bear.death_phase:
-                t.bear_silent_announced = True
-                t.say("bear", roared=False, reason="the bear tamer is dead")
-            return
-        if bear.pending or bear.disabled:
+        if not bear.alive or bear.disabled:  # a bear tamer killed last night counts as dead
             if not t.bear_silent_announced:
                 t.bear_silent_announced = True
-                t.say("bear", roared=False, reason="the bear tamer is dead")
+                t.say("bear", roared=False, reason="the bear tamer is dead")  # 「熊不再咆哮了!」
             return
         near = [s for s in (t.left(bear.seat), t.right(bear.seat)) if s is not None]
         roared = any(self.bear_smells(t.p(s)) for s in near)

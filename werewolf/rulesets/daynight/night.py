@@ -37,7 +37,7 @@ class Night:
     """What was chosen tonight."""
 
     __slots__ = ("k", "guard", "swap", "dream", "wolf", "charm", "save", "poison", "check",
-                 "silence", "shield", "enchant", "infect", "extra_kills", "curse", "sniff")
+                 "silence", "shield", "infect", "extra_kills", "curse")
 
     def __init__(self, k: int) -> None:
         self.k = k
@@ -51,11 +51,9 @@ class Night:
         self.check: int | None = None
         self.silence: int | None = None
         self.shield: int | None = None
-        self.enchant: int | None = None
         self.infect = False
         self.extra_kills: list[tuple[str, int]] = []
         self.curse: int | None = None
-        self.sniff: int | None = None
 
     def eff(self, label: int | None) -> int | None:
         """σ(label): whom a choice of ``label`` affects tonight (the magician's swap)."""
@@ -86,7 +84,6 @@ class NightSteps:
             t.say("step", step=step.code, role=step.role)
             if step.run is not None:
                 yield from step.run(self, holder)
-        t.exploded_today = None
         t.knife_voice = None
 
     def steps_of_night(self: Moderator, k: int) -> list[Step]:
@@ -141,7 +138,6 @@ def thief(m: Moderator, p: Player | None) -> Gen:
         return
     taken = cards[card - 1]
     p.become(taken)
-    t.thief_seat = p.seat
     t.tell([p.seat], "took", seat=p.seat, card=card, role=taken)
 
 

@@ -72,7 +72,6 @@ class DayNightTable(Table):
         # night memory ("not the same as last night" rules compare labels)
         self.guard_last: int | None = None
         self.guarded_ever: set[int] = set()
-        self.shielded_ever: set[int] = set()
         self.silence_last: int | None = None
         self.charm_last: int | None = None
         self.charmed: int | None = None  # the wolf beauty's active charm (effective player)
@@ -91,13 +90,11 @@ class DayNightTable(Table):
         self.transform_due: str | None = None  # "dawn" or "night"
         # deaths waiting for the dawn announcement, in order
         self.night_dead: list[int] = []
-        self.exploded_today: int | None = None
         self.knife_voice: int | None = None  # a self-destructed wolf who names tonight's kill
         self.last_dead: list[int] = []  # the most recent batch of deaths (facetoface speech order)
         self.bear_silent_announced = False
         self.last_words_left = 0  # the wolf quota (last_words="wolf_quota")
         self.start_categories: frozenset[str] = frozenset()
-        self.thief_seat: int | None = None
         self.dawn_count = 0  # deaths announced this morning
         self.announced_today: list[int] = []
         self.announced_day = 0
