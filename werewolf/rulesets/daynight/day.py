@@ -400,13 +400,6 @@ class DaySteps:
                 yield from self.batch_done(taken)
         yield from self.followups_of(batch)
 
-    def followups_of(self: Moderator, batch: list[Player]) -> Gen:
-        if not batch:
-            return
-        yield from self.followups(batch[0])
-        for q in sorted(batch[1:], key=lambda q: q.seat):
-            yield from self.followups(q)
-
     def duel(self: Moderator, knight: Player, target: int) -> Gen:
         """RULES.md §3.2.5: a wolf dies and night falls; otherwise the knight dies."""
         t = self.t
@@ -418,9 +411,8 @@ class DaySteps:
         self.die(victim if hit else knight, "duel", batch)
         self.close_chains(batch)
         self.check_win()
-        yield from self.followups(batch[0], last_words=False)
-        for q in sorted(batch[1:], key=lambda q: q.seat):
-            yield from self.followups(q)
+        # 「騎士將立即死亡且無遺言」; the dueled wolf has none either (P, A-17).
+        yield from self.followups_of(batch, first_speaks=False)
         if hit:
             yield from self.rogue_dies()
             raise DayEnds

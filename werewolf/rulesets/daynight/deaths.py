@@ -89,11 +89,15 @@ class Deaths:
         ``like``: the shooter whose death time (and so last words) the batch inherits.
         """
         self.check_win()
+        yield from self.followups_of(batch, like)
+
+    def followups_of(self: Moderator, batch: list[Player], like: Player | None = None,
+                     first_speaks: bool = True) -> Gen:
+        """Follow-ups of a batch: its primary player first, then the rest by seat (RULES.md §3.2.1)."""
         if not batch:
             return
-        first, rest = batch[0], sorted(batch[1:], key=lambda p: p.seat)
-        yield from self.followups(first, like)
-        for p in rest:
+        yield from self.followups(batch[0], like, last_words=first_speaks)
+        for p in sorted(batch[1:], key=lambda p: p.seat):
             yield from self.followups(p, like)
 
     def followups(self: Moderator, p: Player, like: Player | None = None, last_words: bool = True) -> Gen:
