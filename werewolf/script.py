@@ -151,52 +151,108 @@ def run(script: Script) -> Outcome:
         for phase, todo in script.moves.items():
             for i, mv in enumerate(todo):
                 if (phase, i) not in used:
-                    raise IllegalMove(phase, mv["seat"], mv["act"], _why_not_asked(game, phase, mv))
+                    raise IllegalMove(phase, mv["seat"], mv["act"], _why_not_asked(game, phase, mv, todo))
     except IllegalMove as e:
         out.error = str(e)
     return out
 
 
-def _why_not_asked(game: Game, phase: str, mv: dict[str, Any]) -> str:
+def _why_not_asked(game: Game, phase: str, mv: dict[str, Any], same_phase: list[dict[str, Any]]) -> str:
     """Name the rule that kept the game from asking for this move."""
     seat, act = mv["seat"], mv["act"]
     phases = [e.phase for e in game.events if PHASE.match(e.phase)]
     if phase not in phases:
         return "the game was over before this phase" if game.result else "this phase is never reached"
-    if game.result and phase == phases[-1]:
-        return f"the game ended in {phase} before seat {seat} was asked to {act}"
     table: Any = game.table
     explain = getattr(table, "why_not_asked", None)
-    if explain is not None:
-        reason = explain(seat, act, phase)
-        if reason:
-            return str(reason)
+    reason = explain(seat, act, phase) if explain is not None else None
+    if reason:
+        return str(reason)
     p = table.p(seat) if hasattr(table, "p") else None
     if p is not None:
-        dead_before = _died_before(game.events, seat, phase)
-        if dead_before:
-            return f"seat {seat} is dead: dead players cannot {act}"
-        roles = NIGHT_ACTS.get(act)
-        if roles and phase.startswith("night") and p.role not in roles and p.dealt not in roles \
-                and act not in ("swap", "take", "peek", "look"):
-            return f"seat {seat} is a {p.role}, and only a {' or '.join(roles)} can {act}"
-        if act == "shoot" and p.role in ("hunter", "wolf_king") and not p.alive and p.cause:
-            return f"a {p.role} who dies by {p.cause} cannot shoot"
-        if act == "shoot":
-            return f"seat {seat} is not asked to shoot: only a hunter or wolf king may, on dying"
-        if act in ("vote", "pk_vote") and getattr(p, "idiot_revealed", False):
-            return "a revealed idiot cannot vote"
-        if act == "save" and p.role == "witch" and not getattr(table, "antidote", True):
-            return "the witch's antidote is already used (each potion once per game)"
-        if act == "poison" and p.role == "witch" and not getattr(table, "poison", True):
-            return "the witch's poison is already used (each potion once per game)"
-        if act in ("save", "poison") and p.role == "witch" and getattr(table.opts, "witch_one_potion_per_night", False):
-            return "the witch may use only one potion per night"
-        if getattr(p, "disabled", False):
-            return f"seat {seat} has lost its powers"
-        if act == "pk_vote":
-            return "only players outside the PK vote in it, and only after a tied vote"
+        reason = _role_reason(game, table, p, phase, act, same_phase)
+        if reason:
+            return reason
+    if game.result and phase == phases[-1]:
+        return f"the game ended in {phase} before seat {seat} was asked to {act}"
     return f"the game never asks seat {seat} to {act} in {phase}"
+
+
+def _role_reason(game: Game, table: Any, p: Any, phase: str, act: str,
+                 same_phase: list[dict[str, Any]]) -> str | None:
+    """The day-and-night reasons, most specific first."""
+    seat = p.seat
+    here = [e for e in game.events if e.phase == phase]
+    if act == "shoot":
+        if p.role in ("hunter", "wolf_king") and not p.alive and p.cause:
+            if getattr(p, "disabled", False):
+                return f"the {p.role} has lost his powers and cannot shoot"
+            blocked: frozenset[str] = getattr(table.opts, f"{p.role}_blocked_causes", frozenset())
+            if p.cause in blocked:
+                return f"a {p.role} who dies by {p.cause} cannot shoot"
+            return f"the {p.role}'s shot is asked once, when his death is resolved (he died in {p.death_phase})"
+        return f"seat {seat} is not asked to shoot: only a hunter or wolf king may, as he dies"
+    if act == "badge":
+        return f"seat {seat} does not hold the badge when dying"
+    if _died_before(game.events, seat, phase):
+        return f"seat {seat} is dead: dead players cannot {act}"
+    roles = NIGHT_ACTS.get(act)
+    if roles and phase.startswith("night") and p.role not in roles and p.dealt not in roles:
+        if act == "kill" or act not in ("swap", "take", "peek", "look"):
+            return f"seat {seat} is a {p.role}, and only a {' or '.join(roles)} can {act}"
+    if act == "kill" and p.role == "hidden_wolf":
+        return "the hidden wolf does not wake or kill with the pack"
+    if act == "kill":
+        return f"seat {seat} does not wake with the pack"
+    if act == "explode" and p.role == "spirit_knight":
+        return "the spirit knight cannot self-destruct"
+    if act == "explode" and not getattr(table.opts, "self_destruct_allowed", True):
+        return "this ruleset has no self-destruct (self_destruct_allowed=false)"
+    if getattr(p, "disabled", False):
+        return f"seat {seat} has lost its powers"
+    if act in ("vote", "pk_vote") and getattr(p, "idiot_revealed", False):
+        return "a revealed idiot cannot vote"
+    if act in ("vote", "pk_vote", "duel") and any(e.type in ("explode", "duel") for e in here) \
+            and not any(e.type == "votes" and e.data.get("round") == act for e in here):
+        return "the day ended early (a self-destruct or a successful duel): there is no exile vote"
+    if act in ("sheriff_vote", "sheriff_pk_vote"):
+        ran = any(e.type == "candidates" and seat in e.data.get("seats", ()) for e in here)
+        left = any(e.type == "withdraw" and e.data.get("seat") == seat for e in here)
+        if left:
+            return "a candidate who withdrew cannot vote in the sheriff election"
+        if ran and getattr(table.opts, "sheriff_electorate", "") == "non_candidates":
+            return "candidates do not vote in the sheriff election (sheriff_electorate=non_candidates)"
+        if not any(e.type == "votes" and e.data.get("round") == act for e in here):
+            return "no sheriff vote was held (too few candidates, or none)"
+    if act == "pk_vote":
+        return "only players outside the PK vote in it, and only after a tied vote"
+    if p.role == "witch" and act in ("save", "poison"):
+        return _witch_reason(game, table, p, phase, act, same_phase)
+    return None
+
+
+def _witch_reason(game: Game, table: Any, p: Any, phase: str, act: str,
+                  same_phase: list[dict[str, Any]]) -> str | None:
+    if act == "save" and not table.antidote and not _potion_used_in(game, phase, "save"):
+        return "the witch's antidote is already used (each potion once per game)"
+    if act == "poison" and not table.poison and not _potion_used_in(game, phase, "poison"):
+        return "the witch's poison is already used (each potion once per game)"
+    both = {m["act"] for m in same_phase if m["seat"] == p.seat} >= {"save", "poison"}
+    if both and table.opts.witch_one_potion_per_night:
+        return "the witch may use only one potion per night"
+    if act == "save":
+        told = [e for e in game.events if e.phase == phase and e.type == "victim"]
+        victim = told[-1].data.get("target") if told else None
+        if victim is None:
+            return "the witch was shown no victim tonight, so there is nobody to save"
+        if victim == p.seat:
+            return f"the witch may not save herself here (witch_self_save={table.opts.witch_self_save})"
+    return None
+
+
+def _potion_used_in(game: Game, phase: str, act: str) -> bool:
+    key = "save" if act == "save" else "poison"
+    return any(e.type == "potions" and e.phase == phase and e.data.get(key) is not None for e in game.events)
 
 
 def _died_before(events: list[Event], seat: int, phase: str) -> bool:

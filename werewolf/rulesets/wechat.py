@@ -97,6 +97,33 @@ class WechatModerator(Moderator):
         self.w = WechatState()
         self.w.infections_left = t.opts.wolf_father_infections
         self.w.judge_uses = t.opts.stuttering_judge_uses
+        t.why_not_asked = self.why_not_asked  # type: ignore[attr-defined]  # for scripted-game errors
+
+    def why_not_asked(self, seat: int, act: str, phase: str) -> str | None:
+        """The wechat rule that kept the game from asking for a scripted move."""
+        t, w = self.t, self.w
+        p = t.p(seat)
+        if act == "extra_kill" and p.role == "big_bad_wolf" and not w.bbw_active:
+            return "the big bad wolf lost his extra kill when another wolf died"
+        if act == "extra_kill" and p.role == "white_wolf":
+            return f"the white wolf kills alone only on {t.opts.white_wolf_nights} nights (white_wolf_nights)"
+        if act == "widow_kill":
+            return "the widow's knife belongs to the wolf of a black-lovers pair, after the wolves' defeat"
+        if act == "sniff" and p.role == "fox" and not w.fox_active:
+            return "the fox lost its power the night it found no wolf"
+        if act == "infect" and p.role == "wolf_father":
+            return (f"the wolf father infects the pack's victim, at most {t.opts.wolf_father_infections} "
+                    "time(s) per game (wolf_father_infections)")
+        if act == "second_vote" and p.role == "stuttering_judge":
+            return (f"the stuttering judge calls a second vote only after a vote that exiled someone, "
+                    f"{t.opts.stuttering_judge_uses} time(s) per game (stuttering_judge_uses)")
+        if act == "take" and p.role == "devoted_servant" and t.lover_of(seat) is not None:
+            return "a devoted servant who is a lover cannot take the exiled player's role"
+        if act == "shield" and "piper" not in t.in_deck:
+            return "the guard soundproofs only when a piper is in the game"
+        if act in ("vote", "pk_vote") and seat in w.banned and phase == f"day{w.banned_day}":
+            return "the scapegoat banned this player from voting today"
+        return None
 
     def announce_setup(self) -> None:
         t = self.t
