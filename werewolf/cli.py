@@ -102,5 +102,37 @@ def _fail(message: str) -> None:
     sys.exit(2)
 
 
+@main.command()
+@click.option("--ruleset", "-r", default="classic", show_default=True, help="The ruleset.")
+@click.option("--deck", "-d", default=None, help="A deck id (see `werewolf decks`) or comma-separated role ids.")
+@click.option("--players", "-n", type=int, default=None, help="Players of the standard deck (when no --deck).")
+@click.option("--options", default=None, help='Rule options as a JSON object, e.g. \'{"sheriff": false}\'.')
+@click.option("--bots", default="random", show_default=True,
+              help="random | heuristic | a kind per side: wolves=heuristic,village=random (sides: wolves, "
+                   "village, others; unnamed sides play random).")
+@click.option("--games", "-g", type=int, default=1000, show_default=True, help="How many games.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Game i is seeded from (seed, i).")
+@click.option("--jobs", "-j", type=int, default=1, show_default=True, help="Worker processes (or Ray CPUs).")
+@click.option("--out", default=None, help="Write the statistics to FILE (.json or .csv).")
+@click.option("--plot", default=None, help="Draw win rates and game lengths to FILE (PNG).")
+@click.option("--logs", default=None, help="Keep every game's log, one JSON line per game, in FILE.")
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Where games run: this machine's processes, or Ray.")
+@click.option("--address", default=None, help="An existing Ray cluster's address (with --backend ray).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def simulate(ruleset: str, deck: str | None, players: int | None, options: str | None, bots: str, games: int,
+             seed: int, jobs: int, out: str | None, plot: str | None, logs: str | None, backend: str,
+             address: str | None, quiet: bool) -> None:
+    """Play many games between bots and report win rates, game lengths, deaths and rules fired."""
+    from werewolf.sim import command
+
+    try:
+        config = command.make_config(ruleset, deck, players, options, bots, games, seed, jobs, backend, address)
+        status = command.run(config, out=out, plot=plot, logs=logs, quiet=quiet)
+    except WerewolfError as err:
+        _fail(str(err))
+    sys.exit(status)
+
+
 if __name__ == "__main__":
     main()

@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""The speed benchmark (issue 7): prints numbers and ratios; it is not a test.
+
+1. Full games per second on one core, random agents and heuristic bots, for
+   classic 9 players (3 werewolves, seer, witch, hunter, 3 villagers), classic
+   12 (the standard deck and each advanced deck), facetoface, wechat, onuw 5
+   players and onenight; beside each, the cost of a bare loop making the same
+   number of random choices, so the engine's own overhead shows as a ratio.
+2. The speed-up of ``--jobs 2`` over one job.
+3. The peak memory of a 100,000-game simulation (measured in a subprocess with
+   ``resource.getrusage``: the largest resident set of the process and of its
+   workers).
+4. ``--profile``: where the time of classic 9 games with random agents goes
+   (cProfile, top functions by own time).
+
+    python scripts/bench.py               # everything (a few minutes)
+    python scripts/bench.py --quick       # fewer games, no 100,000-game run
+    python scripts/bench.py --profile     # only the profile
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import time
+from dataclasses import replace
+
+from werewolf.rulesets import get_ruleset
+from werewolf.sim import SimConfig, parse_bots, simulate
+from werewolf.sim.runner import run_chunk
+
+TARGETS = {"classic 9": 6000, "classic 12": 4000, "onuw 5": 20000}  # games/s, one core, random agents
+HEURISTIC_SHARE = 1 / 3  # heuristic bots: at least a third of the random-agent speed
+JOBS2_SPEEDUP = 1.8
+MEMORY_MB = 200
+
+
+def setups() -> list[tuple[str, SimConfig]]:
+    out = [("classic 9", SimConfig(ruleset="classic", deck="classic9")),
+           ("classic 12", SimConfig(ruleset="classic", deck="classic12"))]
+    out += [(f"classic {d}", SimConfig(ruleset="classic", deck=d))
+            for d in get_ruleset("classic").decks() if d.startswith("c12_")]
+    out += [("facetoface 12", SimConfig(ruleset="facetoface", deck="ff12_444_guard")),
+            ("wechat 12", SimConfig(ruleset="wechat", players=12)),
+            ("onuw 5", SimConfig(ruleset="onuw", players=5)),
+            ("onenight 5", SimConfig(ruleset="onenight", players=5))]
+    return out
+
+
+def games_per_second(config: SimConfig, seconds: float) -> tuple[float, float, int]:
+    """(games/s, decisions per game, games) of one core, for about ``seconds``."""
+    n, total, decisions, played = 20, 0.0, 0, 0
+    while total < seconds:
+        start = time.perf_counter()
+        stats, _ = run_chunk(config, played, played + n)
+        total += time.perf_counter() - start
+        assert stats.errors == 0, stats.error_samples
+        decisions += stats.decisions
+        played += n
+        n = min(n * 2, 20000)
+    return played / total, decisions / played, played
+
+
+def bare_loop(games: int, decisions_per_game: float, options: int = 12) -> float:
+    """Games/s of a loop that only makes the same number of random choices (``randrange(options)``)."""
+    rng = random.Random(0)
+    per_game = round(decisions_per_game)
+    randrange = rng.randrange
+    start = time.perf_counter()
+    for _ in range(games):
+        for _ in range(per_game):
+            randrange(options)
+    return games / (time.perf_counter() - start)
+
+
+def speed(seconds: float) -> None:
+    print(f"1. full games per second on one core ({seconds:g} s per line)\n")
+    head = (f"{'setup':<32} {'random':>9} {'decisions':>9} {'bare loop':>10} {'engine/bare':>11}"
+            f" {'heuristic':>10} {'heur/random':>11}")
+    print(head)
+    print("-" * len(head))
+    for name, config in setups():
+        rnd, per_game, played = games_per_second(config, seconds)
+        bare = bare_loop(played, per_game)
+        heur, _, _ = games_per_second(replace(config, bots=parse_bots("heuristic")), seconds)
+        target = TARGETS.get(name)
+        flag = "" if target is None else (f"  target {target:,}: " + ("met" if rnd >= target else "NOT MET"))
+        flag += "" if heur >= HEURISTIC_SHARE * rnd else "  (heuristic under a third of random)"
+        print(f"{name:<32} {rnd:>9,.0f} {per_game:>9.1f} {bare:>10,.0f} {bare / rnd:>10.1f}x"
+              f" {heur:>10,.0f} {heur / rnd:>10.2f}x{flag}")
+    print("\n   random, heuristic: games/s; decisions: per game; bare loop: games/s of a loop making the same number"
+          "\n   of random.randrange choices and nothing else; engine/bare: how many times slower the real games are.")
+
+
+def jobs_speedup(games: int) -> None:
+    print(f"\n2. speed-up of --jobs 2 ({games:,} classic 9 games, random agents, local backend, pool start-up"
+          " included)\n")
+    times = {}
+    for jobs in (1, 2):
+        config = SimConfig(ruleset="classic", deck="classic9", games=games, seed=1, jobs=jobs)
+        start = time.perf_counter()
+        stats = simulate(config)
+        times[jobs] = time.perf_counter() - start
+        print(f"   --jobs {jobs}: {times[jobs]:6.2f} s, {games / times[jobs]:8,.0f} games/s")
+        assert stats.games == games
+    ratio = times[1] / times[2]
+    print(f"   speed-up: {ratio:.2f}x (target {JOBS2_SPEEDUP}x: {'met' if ratio >= JOBS2_SPEEDUP else 'NOT MET'})")
+
+
+MEMORY_CHILD = """
+import json, resource, sys, time
+from werewolf.sim import SimConfig, simulate
+games, jobs = int(sys.argv[1]), int(sys.argv[2])
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+start = time.perf_counter()
+stats = simulate(SimConfig(ruleset="classic", deck="classic9", games=games, seed=3, jobs=jobs))
+elapsed = time.perf_counter() - start
+print(json.dumps({"games": stats.games, "seconds": elapsed, "base_kb": base,
+                  "self_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                  "children_kb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))
+"""
+
+
+def memory(games: int) -> None:
+    print(f"\n3. peak memory of {games:,} simulated games (classic 9, random agents; a fresh subprocess each)\n")
+    for jobs in (1, 2):
+        out = subprocess.run([sys.executable, "-c", MEMORY_CHILD, str(games), str(jobs)], capture_output=True,
+                             text=True, check=True)
+        r = json.loads(out.stdout.strip().splitlines()[-1])
+        peak = max(r["self_kb"], r["children_kb"]) / 1024
+        print(f"   --jobs {jobs}: peak resident set {peak:6.1f} MB (after imports {r['base_kb'] / 1024:.1f} MB;"
+              f" the largest worker {r['children_kb'] / 1024:.1f} MB), {r['seconds']:.1f} s"
+              f"  (target under {MEMORY_MB} MB: {'met' if peak < MEMORY_MB else 'NOT MET'})")
+
+
+def profile(games: int) -> None:
+    import cProfile
+    import pstats
+
+    print(f"\n4. where the time goes: cProfile of {games:,} classic 9 games, random agents (top 25 by own time)\n")
+    config = SimConfig(ruleset="classic", deck="classic9")
+    prof = cProfile.Profile()
+    prof.enable()
+    run_chunk(config, 0, games)
+    prof.disable()
+    pstats.Stats(prof).sort_stats("tottime").print_stats(25)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="shorter runs, and no 100,000-game memory run")
+    ap.add_argument("--profile", action="store_true", help="only the profile")
+    ap.add_argument("--seconds", type=float, default=None, help="measuring time per line of part 1")
+    args = ap.parse_args()
+    if args.profile:
+        profile(3000)
+        return 0
+    speed(args.seconds or (0.5 if args.quick else 3.0))
+    jobs_speedup(5_000 if args.quick else 40_000)
+    memory(10_000 if args.quick else 100_000)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

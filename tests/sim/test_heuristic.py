@@ -1,0 +1,133 @@
+"""Heuristic bots: legal in every ruleset, blind outside their own view, talkative in three languages, strong."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from werewolf.agents.heuristic import HeuristicAgent, Mind
+from werewolf.agents.speech import KINDS, Act, Channel, messages, render
+from werewolf.core.game import Game, Setup
+from werewolf.core.views import visible_events
+from werewolf.i18n import LANGS, placeholders
+from werewolf.rulesets import get_ruleset
+from werewolf.sim import SimConfig, parse_bots, simulate
+
+WECHAT_A = ("werewolf", "werewolf", "wolf_father", "big_bad_wolf", "seer", "witch", "guard", "piper", "scapegoat",
+            "raven", "fox", "villager")
+WECHAT_B = ("werewolf", "werewolf", "white_wolf", "seer", "witch", "hunter", "idiot", "elder", "stuttering_judge",
+            "devoted_servant", "half_blood", "prejudiced", "cupid", "villager", "villager", "wild_child",
+            "rusty_knight", "bear_tamer", "pure_villager", "sisters", "sisters", "brothers", "brothers", "brothers",
+            "thief")
+ONUW_ALL = ("doppelganger", "werewolf", "werewolf", "minion", "mason", "mason", "seer", "robber", "troublemaker",
+            "drunk", "insomniac", "tanner", "hunter")
+
+
+def expansions(deck: tuple[str, ...]) -> dict[str, list[str]]:
+    from werewolf.rulesets.wechat import BASE_ROLES, EXPANSIONS
+
+    return {"expansions": sorted({r for r in deck if r in EXPANSIONS and r not in BASE_ROLES} | {"thief"} & set(deck))}
+
+
+SETUPS = (
+    [Setup("classic", deck=d) for d in get_ruleset("classic").decks() if d.startswith("c12_")]
+    + [Setup("classic", deck="classic9"), Setup("classic", deck="classic18")]
+    + [Setup("facetoface", deck=d) for d in get_ruleset("facetoface").decks()]
+    + [Setup("wechat", players=12), Setup("wechat", deck=WECHAT_A, options=expansions(WECHAT_A)),
+       Setup("wechat", deck=WECHAT_B, options=expansions(WECHAT_B))]
+    + [Setup("onuw", players=n) for n in (3, 5, 10)] + [Setup("onuw", deck=ONUW_ALL)]
+    + [Setup("onenight", players=n) for n in (3, 5, 7)]
+)
+
+
+def setup_id(s: Setup) -> str:
+    return f"{s.ruleset}-{s.deck if isinstance(s.deck, str) else len(s.deck or ()) or s.players}"
+
+
+def play(setup: Setup, seed: int, strict: bool) -> tuple[Game, HeuristicAgent]:
+    """Every seat a heuristic bot; each move goes through the engine's checks (an illegal one raises)."""
+    game = Game(Setup(setup.ruleset, deck=setup.deck, options=setup.options, players=setup.players, seed=seed))
+    agent = HeuristicAgent(random.Random(seed), channel=Channel(), strict=strict)
+    while not game.over:
+        for d in game.request:
+            move = agent.choose(game, d.seat, d)
+            if move is None:
+                game.decline(d)
+            else:
+                game.answer(d.seat, move)
+    agent.sync(game)  # the bots read the log lazily, when asked: let them read it to the end
+    return game, agent
+
+
+@pytest.mark.parametrize("setup", SETUPS, ids=setup_id)
+def test_bots_play_legally_and_see_only_their_own_view(setup: Setup) -> None:
+    for seed in range(12):
+        game, agent = play(setup, seed, strict=True)
+        assert agent.minds, "the bots played"
+        for seat, mind in agent.minds.items():
+            # exactly the seat's view, in order, from the core's one definition of it
+            assert mind.seen == visible_events(game.events, seat)
+            assert not any(isinstance(v, Game) for v in vars(mind).values())
+        # sharing the public board (the fast path) changes nothing: public knowledge is everyone's
+        fast, _ = play(setup, seed, strict=False)
+        assert fast.answers == game.answers
+
+
+def test_speech_acts_render_in_every_language() -> None:
+    acts: list[Act] = []
+    for setup in (Setup("classic", players=12), Setup("wechat", players=12), Setup("onuw", players=6)):
+        for seed in range(10):
+            _, agent = play(setup, seed, strict=False)
+            acts += agent.channel.acts
+    kinds = {a.kind for a in acts}
+    assert kinds == set(KINDS), kinds  # the bots use every kind of act
+    for lang in LANGS:
+        for act in acts:
+            text = render(act, lang, speaker=True)
+            assert text and "{" not in text and "None" not in text, (lang, act, text)
+    assert render(Act(3, "check", 5, result="wolf"), "en", speaker=True) == "Seat 3: I checked Seat 5: a werewolf."
+    assert render(Act(3, "claim", role="seer"), "zh-Hant") == "我是預言家。"
+    assert render(Act(1, "call", 7), "zh-Hans") == "我是警长，请大家把票归给7号。"
+
+
+def test_speech_catalogues_agree() -> None:
+    en = messages("en")
+    for lang in LANGS:
+        cat = messages(lang)
+        assert set(cat) == set(en), lang
+        for k, v in cat.items():
+            assert placeholders(v) == placeholders(en[k]), (lang, k)
+    for lang in LANGS:  # beside the main catalogues, shipped with the package (i18n/*.json)
+        raw = (Path(__file__).parents[2] / "werewolf" / "i18n" / f"speech_{lang}.json").read_text(encoding="utf-8")
+        assert json.loads(raw) == dict(messages(lang))
+
+
+def test_live_play_speech_is_the_bots_text() -> None:
+    game = Game(Setup("classic", players=12, seed=3, live_speech=True))
+    agent = HeuristicAgent(random.Random(3), lang="zh-Hant")
+    while not game.over:
+        for d in game.request:
+            move = agent.choose(game, d.seat, d)
+            game.decline(d) if move is None else game.answer(d.seat, move)
+    said = [e.data["text"] for e in game.events if e.type == "speech" and "text" in e.data]
+    assert said and all(re.search(r"[\u4e00-\u9fff]", s) for s in said)
+
+
+def test_strength_smoke() -> None:
+    """A small version of scripts/strength.py: each heuristic side beats random opponents clearly."""
+    def rate(bots: str, team: str) -> float:
+        s = simulate(SimConfig(ruleset="classic", players=12, bots=parse_bots(bots), games=200, seed=17))
+        assert s.errors == 0
+        return s.win_rate(team)[0]
+
+    wolves0, village0 = rate("random", "wolves"), rate("random", "village")
+    assert rate("wolves=heuristic", "wolves") >= wolves0 + 0.20
+    assert rate("village=heuristic", "village") >= village0 + 0.20
+
+
+def test_a_mind_holds_no_game() -> None:
+    assert "game" not in Mind.__init__.__code__.co_varnames

@@ -1,0 +1,1141 @@
+"""Heuristic bots: players that use what their role knows, talk, and vote on evidence.
+
+One ``HeuristicAgent`` plays any number of seats of one game; each seat has its
+own ``Mind``, which learns only from
+
+- the events of its own seat's view (``Event.visible_to(seat)``, the rule of
+  ``werewolf.core.views``): its role, its night results, the public log;
+- the public ``Board``: what every seat may know, kept up to date from public
+  events and from the speech acts of the table's ``Channel``.
+
+The agent reads the game's log incrementally (a cursor, not a rescan) and
+hands each event to the boards and minds allowed to see it; ``strict=True``
+gives every mind its own board and checks every hand-over, which the tests use
+to show that no bot reads outside its view. A mind never holds the game.
+
+How they play (RULES.md's roles, simplified):
+
+- the seer checks unknown players, claims at once and reports every check;
+- the witch saves early (the first night, and a trusted seer later) and poisons
+  a player the evidence names as a wolf;
+- the guard protects a trusted seer (never the first night: 同守同救), the
+  hunter and wolf king shoot, the knight duels a named wolf;
+- wolves agree on their kill by a rule every pack member computes alike (the
+  most dangerous good player first), vote together, and one of them may claim
+  to be the seer and report false checks (悍跳);
+- the village votes on evidence: its suspicion of each seat weighs the claimed
+  seers' reports by how far each claimant can be trusted, the facts shown to
+  all (a self-destruct, a duel, the idiot's reveal, a hunter's shot) and the
+  day's accusations; the sheriff calls the vote and the village follows a
+  sheriff it trusts.
+
+Speech acts (``werewolf.agents.speech``) are said at the seat's speaking turns
+(``speech`` and ``last_words`` events; in the one-night rulesets, the timed
+``discussion``), or as the text of a ``speak`` decision in live play.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from werewolf.agents import Agent
+from werewolf.agents.speech import Act, Channel, speech_text
+from werewolf.core.decisions import AnyOf, Choice, Decision, Flag, Move, Pair, Subset, Target
+from werewolf.core.events import Event
+from werewolf.core.game import Game
+from werewolf.roles import ROLES
+
+WOLFISH = ("wolf", "not_village")  # check results that name a wolf
+ONE_NIGHT = ("onuw", "onenight")
+# The roles a thief (or a good player choosing a card) would rather hold, best first.
+ROLE_RANK = ("seer", "witch", "guard", "hunter", "knight", "idiot", "elder", "magician", "dreamcatcher", "silencer",
+             "bear_tamer", "cupid", "villager")
+KNOWN_WOLF, KNOWN_GOOD = 2.0, -1.0  # suspicion of what a mind knows for sure, apart from every estimate
+VALUABLE = ("seer", "witch", "guard", "knight", "magician", "dreamcatcher")  # the wolves' favourite victims
+
+
+def _h(*xs: int) -> float:
+    """A fixed pseudo-random number in [0, 1) from integers: tie-breaks every mind computes alike."""
+    z = 0x345678
+    for x in xs:
+        z = ((z ^ (x & 0xFFFFFFFF)) * 0x9E3779B1 + 0x7F4A7C15) & 0xFFFFFFFF
+        z ^= z >> 15
+    return (z * 0x85EBCA6B & 0xFFFFFFFF) / 4294967296.0
+
+
+class Board:
+    """Public knowledge: public events and the channel's speech acts, nothing else."""
+
+    __slots__ = ("n", "alive", "day", "night", "sheriff", "candidates", "claims", "reports", "accused",
+                 "vouched", "call", "exposed", "cleared", "votes_for", "pk", "killed", "version")
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.alive: set[int] = set()
+        self.day = 0
+        self.night = 0
+        self.sheriff: int | None = None
+        self.candidates: tuple[int, ...] = ()
+        self.claims: dict[int, str] = {}  # seat -> the role it claims
+        self.reports: dict[int, dict[int, str]] = {}  # claimant -> {target: result or role seen}
+        self.accused: dict[int, set[int]] = {}  # today: target -> accusers
+        self.vouched: dict[int, set[int]] = {}  # today: target -> vouchers
+        self.call: int | None = None  # the sheriff's call today
+        self.exposed: set[int] = set()  # shown to be wolves (self-destruct, duel, a wolf king's shot)
+        self.cleared: set[int] = set()  # shown to be good (idiot's reveal, duel, a hunter's shot)
+        self.votes_for: dict[int, list[int]] = {}  # target -> who voted to exile it (every day)
+        self.killed: set[int] = set()  # died in a night (announced at dawn): most often the wolves' victims
+        self.pk: tuple[int, ...] = ()
+        self.version = 0
+
+    # -- public events -----------------------------------------------------------------
+    def observe(self, e: Event) -> None:
+        handler = _BOARD.get(e.type)
+        if handler is not None:
+            handler(self, e.data)
+            self.version += 1
+
+    def _start(self, d: dict[str, Any]) -> None:
+        self.n = int(d["players"])
+        self.alive = set(range(1, self.n + 1))
+
+    def _night(self, d: dict[str, Any]) -> None:
+        self.night = d["number"]
+
+    def _day(self, d: dict[str, Any]) -> None:
+        self.day = d["number"]
+        self.accused = {}
+        self.vouched = {}
+        self.call = None
+        self.pk = ()
+
+    def _announce(self, d: dict[str, Any]) -> None:
+        self.alive.difference_update(d["seats"])
+        self.killed.update(d["seats"])
+
+    def _death(self, d: dict[str, Any]) -> None:
+        self.alive.discard(d["seat"])
+
+    def _explode(self, d: dict[str, Any]) -> None:
+        self.exposed.add(d["seat"])
+
+    def _duel(self, d: dict[str, Any]) -> None:
+        (self.exposed if d["result"] == "wolf" else self.cleared).add(d["target"])
+
+    def _shoot(self, d: dict[str, Any]) -> None:
+        role = d.get("role")
+        if role is not None:
+            self.claims[d["seat"]] = role
+            (self.exposed if ROLES[role].faction == "wolf" else self.cleared).add(d["seat"])
+
+    def _reveal(self, d: dict[str, Any]) -> None:
+        self.cleared.add(d["seat"])
+        self.claims[d["seat"]] = d.get("role", "idiot")
+
+    def _sheriff(self, d: dict[str, Any]) -> None:
+        self.sheriff = d.get("seat")
+
+    def _candidates(self, d: dict[str, Any]) -> None:
+        self.candidates = tuple(d["seats"])
+
+    def _votes(self, d: dict[str, Any]) -> None:
+        if d.get("round", "vote") in ("vote", "pk_vote"):
+            for voter, target in (d.get("ballots") or {}).items():
+                self.votes_for.setdefault(target, []).append(int(voter))
+
+    def _pk(self, d: dict[str, Any]) -> None:
+        self.pk = tuple(d["seats"])
+
+    # -- speech acts -------------------------------------------------------------------
+    def hear(self, act: Act) -> None:
+        k = act.kind
+        if k == "claim" and act.role:
+            self.claims[act.seat] = act.role
+        elif k == "check" and act.target is not None:
+            self.reports.setdefault(act.seat, {})[act.target] = act.result or act.role or ""
+        elif k == "accuse" and act.target is not None:
+            self.accused.setdefault(act.target, set()).add(act.seat)
+        elif k == "vouch" and act.target is not None:
+            self.vouched.setdefault(act.target, set()).add(act.seat)
+        elif k == "call" and act.seat == self.sheriff:
+            self.call = act.target
+        self.version += 1
+
+
+_BOARD: dict[str, Callable[[Board, dict[str, Any]], None]] = {
+    "game_start": Board._start, "night": Board._night, "day": Board._day, "announce": Board._announce,
+    "death": Board._death, "explode": Board._explode, "duel": Board._duel, "shoot": Board._shoot,
+    "reveal": Board._reveal, "sheriff": Board._sheriff, "candidates": Board._candidates, "votes": Board._votes,
+    "pk": Board._pk,
+}
+
+
+def target_move(d: Decision, seat: int | None) -> Move:
+    return {"act": d.act, getattr(d, "arg", "target"): seat}
+
+
+def no_move(d: Decision) -> Move:
+    """The explicit "no" of a decision: a flag's false, a choice's null."""
+    if isinstance(d, Flag):
+        return {"act": d.act, **d.context, "value": False}
+    return {"act": d.act, getattr(d, "arg", "target"): None}
+
+
+class Mind:
+    """One seat's player: its private knowledge, its suspicions, its choices and its words."""
+
+    def __init__(self, seat: int, board: Board, rng: random.Random, ruleset: str, salt: int,
+                 strict: bool = False, tie_rows: dict[tuple[int, ...], list[float]] | None = None) -> None:
+        self.seat = seat
+        self.tie_rows = tie_rows if tie_rows is not None else {}
+        self.board = board
+        self.rng = rng
+        self.ruleset = ruleset
+        self.salt = salt
+        self.strict = strict
+        self.seen: list[Event] | None = [] if strict else None
+        self.role = "villager"
+        self.dealt = "villager"
+        self.wolf = False
+        self.pack: set[int] = set()  # wolves I know (me included when I am one)
+        self.good: set[int] = set()  # players I know to be good
+        self.checks: dict[int, str] = {}  # my own checks: target -> result
+        self.reported: set[int] = set()  # checks already told
+        self.victims: set[int] = set()  # players the wolves attacked (the witch sees them): likely good
+        self.victim: int | None = None  # tonight's victim, as the witch was told
+        self.victim_night = 0
+        self.claimed = False
+        self.faker = False  # a wolf who claims to be the seer
+        self.fake_checks: dict[int, str] = {}  # a faking wolf's false reports
+        self.fake_day = 0  # the last day it reported one
+        self.vouched: set[int] = set()  # players I vouched for
+        self.bottom: list[str] = []
+        self.lover: int | None = None
+        self.last_dream: int | None = None
+        # one-night rulesets
+        self.cards: dict[int, str] = {}  # what I saw: seat -> card (at the time I saw it)
+        self.center_seen: dict[int, str] = {}
+        self.now_role: str | None = None  # my card at dawn, when I know it
+        self.robbed: dict[int, str] = {}  # the robber: whom I robbed, and the card I took
+        self._cache: tuple[int, int, list[float]] | None = None
+        self._trust: dict[int, float] = {}
+        self.version = 0
+
+    # -- private events ----------------------------------------------------------------
+    def observe(self, e: Event) -> None:
+        if self.strict:
+            assert e.visible_to(self.seat), f"seat {self.seat} was handed an event outside its view: {e}"
+            assert self.seen is not None
+            self.seen.append(e)
+        handler = _MIND.get(e.type)
+        if handler is not None:
+            handler(self, e.data)
+            self.version += 1
+
+    def _role(self, d: dict[str, Any]) -> None:
+        if d["seat"] == self.seat:
+            self.become(d["role"])
+            self.dealt = d["role"]
+
+    def become(self, role: str) -> None:
+        self.role = role
+        self.wolf = ROLES[role].faction == "wolf"
+        if self.wolf:
+            self.pack.add(self.seat)
+        else:
+            self.good.add(self.seat)
+
+    def _took(self, d: dict[str, Any]) -> None:
+        if d.get("seat") == self.seat:
+            self.good.discard(self.seat)
+            self.become(d["role"])
+
+    def _pack(self, d: dict[str, Any]) -> None:
+        self.pack.update(d["seats"])
+        self.wolf = True
+
+    def _turned(self, d: dict[str, Any]) -> None:  # transformed, infected, a wolf hound's side
+        if d.get("seat") == self.seat and d.get("side", "wolves") == "wolves":
+            self.wolf = True
+            self.pack.add(self.seat)
+            self.good.discard(self.seat)
+
+    def _victim(self, d: dict[str, Any]) -> None:
+        self.victim = d.get("target")
+        self.victim_night = self.board.night
+        for s in d.get("targets") or ([d["target"]] if d.get("target") is not None else []):
+            self.victims.add(s)
+
+    def _check(self, d: dict[str, Any]) -> None:
+        if d.get("seat") != self.seat:
+            return
+        if "result" in d:
+            self.checks[d["target"]] = d["result"]
+            (self.pack if d["result"] in WOLFISH else self.good).add(d["target"])
+        elif "role" in d:  # one-night: a player's card
+            self.cards[d["target"]] = d["role"]
+        else:
+            for c, r in zip(d["cards"], d["roles"]):
+                self.center_seen[c] = r
+
+    def _bottom(self, d: dict[str, Any]) -> None:
+        self.bottom = list(d["cards"])
+
+    def _lovers(self, d: dict[str, Any]) -> None:
+        seats = d.get("seats") or d.get("lovers") or []
+        if self.seat in seats:
+            self.lover = next((s for s in seats if s != self.seat), None)
+
+    def _sniff(self, d: dict[str, Any]) -> None:
+        if not d["result"]:
+            self.good.add(d["target"])
+
+    # one-night
+    def _wolves(self, d: dict[str, Any]) -> None:
+        self.pack.update(d.get("seats") or d.get("wolves") or [])
+
+    def _masons(self, d: dict[str, Any]) -> None:
+        self.good.update(d["seats"])
+
+    def _copy(self, d: dict[str, Any]) -> None:
+        self.cards[d["target"]] = d["role"]
+        self.role = d["role"]
+        self.wolf = d["role"] == "werewolf"
+        if d["role"] in ("werewolf", "minion"):
+            self.good.discard(self.seat)
+
+    def _rob(self, d: dict[str, Any]) -> None:
+        self.cards[d["target"]] = "robber"
+        self.now_role = d["role"]
+        self.robbed[d["target"]] = d["role"]
+
+    def _own(self, d: dict[str, Any]) -> None:
+        self.now_role = d["role"]
+
+    def _peek(self, d: dict[str, Any]) -> None:
+        self.center_seen[d["card"]] = d["role"]
+
+    # -- what I believe ------------------------------------------------------------------
+    @property
+    def team_wolf(self) -> bool:
+        """Whether I play for the wolves now (one-night: by the card I know I hold)."""
+        if self.ruleset in ONE_NIGHT:
+            role = self.now_role or self.role
+            return role in ("werewolf", "minion")
+        return self.wolf
+
+    def trust(self) -> dict[int, float]:
+        """How far I believe each seat that claims to be the seer (0: a liar, 1: the seer)."""
+        self.scores()
+        return self._trust
+
+    def _seer_trust(self) -> dict[int, float]:
+        b = self.board
+        seers = [c for c, r in b.claims.items() if r == "seer" and c != self.seat]
+        out: dict[int, float] = {}
+        i_am_seer = self.role == "seer" and not self.wolf
+        # The wolves kill the seer they know to be real: a claimant who died in the night was most likely it.
+        night_dead = [c for c in seers if c in b.killed]
+        for c in seers:
+            if i_am_seer or c in self.pack or c in b.exposed:
+                out[c] = 0.0  # a second seer lies; so does a wolf
+                continue
+            if night_dead:
+                t = 0.9 if c in night_dead else 0.15
+            else:
+                t = 0.85 if len(seers) == 1 else 0.5
+            for target, result in b.reports.get(c, {}).items():
+                known = self.known(target)
+                if known is None:
+                    continue
+                if (result in WOLFISH) != known:
+                    t = 0.0
+                    break
+                t = min(1.0, t + 0.15)
+            out[c] = t
+        return out
+
+    def known(self, s: int) -> bool | None:
+        """True: s is a wolf; False: s is good; None: I cannot tell for sure."""
+        if s in self.pack or s in self.board.exposed:
+            return True
+        if s in self.good or s in self.board.cleared or s in self.victims:
+            return False  # (the wolves' victims, as the witch sees them, are good as far as she can tell)
+        return None
+
+    def scores(self) -> list[float]:
+        """My suspicion of each seat (index = seat): about 0 (good) to 1 (a wolf) as estimated;
+        what I know for sure is set apart at ``KNOWN_WOLF`` (2) and ``KNOWN_GOOD`` (-1)."""
+        b = self.board
+        c = self._cache
+        if c is not None and c[0] == b.version and c[1] == self.version:
+            return c[2]
+        n = b.n
+        sc = [0.3] * (n + 1)
+        self._trust = trust = self._seer_trust()
+        for claimant, tr in trust.items():
+            if tr < 0.5:
+                sc[claimant] += 1.25 - 1.2 * tr
+            for target, result in b.reports.get(claimant, {}).items():
+                if 0 < target <= n and target not in trust:  # one claimant's word on a rival is no evidence
+                    sc[target] += (0.65 if result in WOLFISH else -0.35) * tr
+        # two players claiming the same role of which there is one: at least one lies
+        mine = self.role
+        if not self.wolf and mine not in ("villager", "werewolf") and self.ruleset not in ONE_NIGHT:
+            for s, r in b.claims.items():
+                if r == mine and s != self.seat:
+                    sc[s] += 0.6
+        for target, accusers in b.accused.items():
+            if 0 < target <= n and target not in trust:  # the accusations of a seer dispute are its noise
+                sc[target] += min(0.1, 0.02 * len(accusers))
+        for target, vouchers in b.vouched.items():
+            if 0 < target <= n:
+                sc[target] -= 0.02 * len(vouchers)
+        # who voted against a player shown good or a trusted seer, or for one shown to be a wolf
+        votes_for = b.votes_for
+        for target in b.cleared.union(s for s, t in trust.items() if t >= 0.8):
+            for voter in votes_for.get(target, ()):
+                sc[voter] += 0.1
+        for target in b.exposed:
+            for voter in votes_for.get(target, ()):
+                sc[voter] -= 0.05
+        for s in self.victims:
+            sc[s] -= 0.25
+        for s in b.exposed:
+            sc[s] = KNOWN_WOLF
+        for s in b.cleared:
+            sc[s] = KNOWN_GOOD
+        for s in self.good:
+            sc[s] = KNOWN_GOOD
+        for s in self.pack:
+            sc[s] = KNOWN_WOLF
+        if not self.wolf:
+            sc[self.seat] = KNOWN_GOOD
+        self._cache = (b.version, self.version, sc)
+        return sc
+
+    def ties(self, *key: int) -> list[float]:
+        """Fixed pseudo-random tie-breaks per seat for ``key``: the same for every mind of the agent."""
+        row = self.tie_rows.get(key)
+        if row is None:
+            base = int(_h(self.salt, *key) * 4294967296.0)
+            row = self.tie_rows[key] = [((base ^ (s * 0x9E3779B1)) * 0x85EBCA6B & 0xFFFFFFFF) / 4294967296.0
+                                        for s in range(self.board.n + 1)]
+        return row
+
+    def most_suspect(self, seats: Iterable[int], day_salt: int = 0) -> int | None:
+        """The seat I suspect most (ties broken alike by every mind)."""
+        sc = self.scores()
+        tie = self.ties(1, day_salt)
+        best, best_key = None, -9.0
+        for s in seats:
+            k = sc[s] + 0.001 * tie[s]
+            if k > best_key:
+                best, best_key = s, k
+        return best
+
+    def most_trusted(self, seats: Iterable[int]) -> int | None:
+        sc = self.scores()
+        trust = self._trust
+        cleared = self.board.cleared
+        tie = self.ties(7)
+        best, best_key = None, -9.0
+        for s in seats:
+            k = -sc[s] + 0.5 * trust.get(s, 0) + (0.3 if s in cleared else 0) + 0.001 * tie[s]
+            if k > best_key:
+                best, best_key = s, k
+        return best
+
+    # -- the wolves' shared choices -------------------------------------------------------
+    def threat(self, s: int) -> float:
+        """How much the wolves want ``s`` gone: the same number for every pack member."""
+        b = self.board
+        claim = b.claims.get(s)
+        t = 0.0
+        if claim == "seer":
+            t += 3.0
+            if any(r in WOLFISH and x in self.pack for x, r in b.reports.get(s, {}).items()):
+                t += 1.5
+        elif claim in VALUABLE:
+            t += 2.0
+        elif claim == "hunter":
+            t -= 1.5
+        if s == b.sheriff:
+            t += 1.0
+        for c, reps in b.reports.items():
+            if c in self.pack:
+                continue
+            if reps.get(s) is not None and reps[s] not in WOLFISH:
+                t += 0.5
+        return t + self.ties(2, min(self.pack) if self.pack else 0, b.night, b.day)[s]
+
+    def pack_pick(self, seats: Iterable[int]) -> int | None:
+        """The pack's choice among ``seats`` (never a wolf it knows)."""
+        cands = [s for s in seats if s not in self.pack]
+        if not cands:
+            return None
+        return max(cands, key=self.threat)
+
+    def consensus(self, seats: Iterable[int]) -> int | None:
+        """The seat the table is turning on today: the sheriff's call, else the most accused."""
+        b = self.board
+        seats = list(seats)
+        if b.call in seats:
+            return b.call
+        best, most = None, 1
+        for s in seats:
+            k = len(b.accused.get(s, ()))
+            if k > most:
+                best, most = s, k
+        return best
+
+    # -- deciding ---------------------------------------------------------------------------
+    def decide(self, d: Decision) -> Move | None:
+        """A legal move for ``d``, or None for the decision's default."""
+        if isinstance(d, AnyOf):
+            return self.witch_any(d)
+        how = _ACTS.get(d.act)
+        if how is not None:
+            return how(self, d)
+        return self.fallback(d)
+
+    def fallback(self, d: Decision) -> Move | None:
+        if isinstance(d, Flag) or d.interrupt:
+            return None
+        if isinstance(d, Target):
+            if not d.targets:
+                return None if d.optional else target_move(d, None)
+            return target_move(d, d.targets[self.rng.randrange(len(d.targets))])
+        opts = d.options()
+        return opts[self.rng.randrange(len(opts))] if opts else None
+
+    # night, day-and-night rulesets
+    def kill(self, d: Decision) -> Move | None:
+        assert isinstance(d, Target)
+        if not self.wolf:  # a thief or child who knows no pack: the most suspect, as a villager would
+            return target_move(d, self.most_suspect(d.targets))
+        pick = self.pack_pick(d.targets)
+        return target_move(d, pick) if pick is not None else None
+
+    def check(self, d: Decision) -> Move | None:
+        if self.ruleset in ONE_NIGHT:
+            return self.look(d)
+        assert isinstance(d, Target)
+        b = self.board
+        unknown = [s for s in d.targets if s not in self.checks and s not in b.exposed and s not in b.cleared]
+        if not unknown:
+            return None
+        sc = self.scores()
+        # prefer those who claim to be the seer, then the suspect, a little at random
+        pick = max(unknown, key=lambda s: sc[s] + (0.5 if b.claims.get(s) == "seer" else 0) + 0.3 * self.rng.random())
+        return target_move(d, pick)
+
+    def witch_any(self, d: AnyOf) -> Move | None:
+        """One potion a night: the antidote when it is worth it, else the poison on a named wolf."""
+        acts = {a.act: a for a in d.alternatives}
+        if "save" in acts and self.wants_save():
+            return {"act": "save"}
+        if "poison" in acts:
+            mv = self.poison(acts["poison"])
+            if mv is not None and mv.get("target") is not None:
+                return mv
+        return no_move(d.alternatives[0])
+
+    def tonight_victim(self) -> int | None:
+        return self.victim if self.victim_night == self.board.night else None
+
+    def wants_save(self) -> bool:
+        victim = self.tonight_victim()
+        if victim is None:
+            return False
+        if self.board.night <= 1 or victim == self.seat:
+            return True
+        return self.trust().get(victim, 0) >= 0.5 or victim == self.board.sheriff
+
+    def save(self, d: Decision) -> Move | None:
+        if isinstance(d, Flag):
+            return {"act": "save"} if self.wants_save() else no_move(d)
+        assert isinstance(d, Target)  # wechat: any player attacked tonight
+        victim = self.tonight_victim()
+        if victim is not None and victim in d.targets and self.wants_save():
+            return {"act": "save", "target": victim}
+        return None
+
+    def poison(self, d: Decision) -> Move | None:
+        assert isinstance(d, Target)
+        if self.wolf:
+            pick = self.pack_pick(d.targets)
+            return target_move(d, pick if pick is not None and self.board.night > 1 else None)
+        s = self.most_suspect([t for t in d.targets if t != self.lover], self.board.night)
+        if s is not None and self.scores()[s] >= 0.75:
+            return target_move(d, s)
+        return target_move(d, None)
+
+    def guard(self, d: Decision) -> Move | None:
+        assert isinstance(d, Target)
+        b = self.board
+        if b.night <= 1 and self.ruleset != "wechat":
+            # the witch saves the first night, and guarded and saved the victim dies (同守同救; not in wechat)
+            return target_move(d, None)
+        trust = self.trust()
+        seer = max(trust, key=lambda s: trust[s], default=None)
+        if seer is not None and trust[seer] >= 0.5 and seer in d.targets and seer in b.alive:
+            return target_move(d, seer)
+        if self.seat in d.targets:
+            return target_move(d, self.seat)
+        return target_move(d, None) if d.optional else self.fallback(d)
+
+    def protect(self, d: Decision) -> Move | None:
+        """Dream, shield, charm-free protection: the most trusted other player."""
+        assert isinstance(d, Target)
+        pool = [s for s in d.targets if s != self.seat and s != self.last_dream]
+        pick = self.most_trusted(pool) if pool else None
+        if d.act == "dream":
+            self.last_dream = pick
+        if pick is None:
+            return None if d.optional else self.fallback(d)
+        return target_move(d, pick)
+
+    def harm(self, d: Decision) -> Move | None:
+        """Silence, curse, raven, sniff: the player I suspect most (wolves: the pack's pick)."""
+        assert isinstance(d, Target)
+        pool = [s for s in d.targets if s != self.seat]
+        if not pool:
+            return None if d.optional else self.fallback(d)
+        pick = self.pack_pick(pool) if self.wolf else self.most_suspect(pool, self.board.night)
+        return target_move(d, pick)
+
+    def wolf_harm(self, d: Decision) -> Move | None:
+        """Charm, extra kill, widow's knife: a wolf's own night act (the pack's favourite target)."""
+        assert isinstance(d, Target)
+        pool = [s for s in d.targets if s != self.seat]
+        if self.role == "white_wolf" and self.board.night > 2:
+            pool = [s for s in pool if s in self.pack] or pool  # the white wolf wins alone
+        pick = self.pack_pick(pool) if self.wolf else self.most_suspect(pool)
+        if pick is None:
+            pick = pool[0] if pool else None
+        return target_move(d, pick) if pick is not None or d.optional else self.fallback(d)
+
+    def anyone(self, d: Decision) -> Move | None:
+        """A forced pick with nothing to go on (model, support): at random."""
+        return self.fallback(d)
+
+    def take(self, d: Decision) -> Move | None:
+        if isinstance(d, Flag):
+            return None  # the devoted servant keeps her role
+        assert isinstance(d, Choice)
+        if self.ruleset in ONE_NIGHT:
+            return {"act": d.act, d.arg: d.values[self.rng.randrange(len(d.values))]}
+        cards = list(d.values)
+        if self.bottom:
+            def rank(c: int) -> int:
+                role = self.bottom[c - 1]
+                if ROLES[role].faction == "wolf":
+                    return -1 if not self.wolf else 99
+                return len(ROLE_RANK) - ROLE_RANK.index(role) if role in ROLE_RANK else 0
+            best = max(cards, key=rank)
+            if d.optional and self.bottom[best - 1] == "villager":
+                return {"act": d.act, d.arg: None}
+            return {"act": d.act, d.arg: best}
+        return {"act": d.act, d.arg: cards[0]}
+
+    def link(self, d: Decision) -> Move | None:
+        assert isinstance(d, Pair)
+        ts = list(d.targets)
+        if len(ts) < 2:
+            return None
+        first = self.seat if self.seat in ts else ts[self.rng.randrange(len(ts))]
+        others = [s for s in ts if s != first]
+        return {"act": d.act, d.arg: [first, others[self.rng.randrange(len(others))]]}
+
+    def swap(self, d: Decision) -> Move | None:
+        if self.ruleset in ONE_NIGHT and isinstance(d, Pair) and len(d.targets) >= 2:
+            a, b = self.rng.sample(list(d.targets), 2)  # the troublemaker stirs things up
+            return {"act": d.act, d.arg: [a, b]}
+        return None if getattr(d, "optional", True) else self.fallback(d)
+
+    # day
+    def run(self, d: Decision) -> Move | None:
+        """Stand for sheriff: the seer (to claim), the wolf who fakes the seer, now and then a villager."""
+        if self.role == "seer" and not self.wolf:
+            want = True
+        elif self.wolf:
+            want = self.faker = self.faker or self.is_faker()
+        else:
+            want = self.rng.random() < 0.12
+        return {"act": "run"} if want else None
+
+    def is_faker(self) -> bool:
+        """Whether I am the wolf who claims the seer: the lowest wolf, in half the games."""
+        return bool(self.pack) and self.seat == min(self.pack) and self.ties(99)[min(self.pack)] < 0.5
+
+    def sheriff_vote(self, d: Decision) -> Move | None:
+        assert isinstance(d, Target)
+        ts = list(d.targets)
+        if not ts:
+            return None
+        if self.wolf:
+            ours = [s for s in ts if s in self.pack]
+            if ours:
+                return target_move(d, min(ours))
+            return target_move(d, min(ts, key=self.threat))  # the least dangerous
+        return target_move(d, self.most_trusted(ts))
+
+    def vote(self, d: Decision) -> Move | None:
+        assert isinstance(d, Target)
+        if self.ruleset in ONE_NIGHT:
+            return self.night_vote(d)
+        ts = [s for s in d.targets if s != self.seat and s != self.lover] or list(d.targets)
+        if not ts:
+            return None
+        if self.wolf:
+            mine = [s for s in ts if s not in self.pack]
+            if not mine:
+                return target_move(d, None) if d.optional else target_move(d, ts[0])
+            c = self.consensus(mine)
+            return target_move(d, c if c is not None else self.pack_pick(mine))
+        return target_move(d, self.village_pick(ts))
+
+    def village_pick(self, seats: list[int]) -> int | None:
+        """Whom a good player votes out (and a good sheriff calls the vote on) among ``seats``."""
+        b = self.board
+        sc = self.scores()
+        trust = self._trust
+        # Two seers claim and nothing tells them apart yet: exile neither. The wolves will kill the real
+        # one in the night, and that tells them apart (see _seer_trust).
+        disputed = {c for c, t in trust.items() if 0.3 < t < 0.8 and c in b.alive}
+        if len(disputed) >= 2:
+            seats = [s for s in seats if s not in disputed or sc[s] >= 0.75] or seats
+        # follow the sheriff's call when the sheriff is above suspicion (not one of two rival seers)
+        sheriff = b.sheriff
+        call = b.call if sheriff is not None and sheriff != self.seat and sc[sheriff] <= 0.3 and (
+            sheriff not in trust or trust[sheriff] >= 0.8) else None
+        tie = self.ties(3, b.day)
+        accused = b.accused
+        best, best_key = None, -9.0
+        for s in seats:
+            k = sc[s] + (0.3 if s == call else 0) + 0.03 * len(accused.get(s, ())) + 0.001 * tie[s]
+            if k > best_key:
+                best, best_key = s, k
+        return best
+
+    def shoot(self, d: Decision) -> Move | None:
+        assert isinstance(d, Target)
+        if not d.targets:
+            return None
+        if self.wolf:
+            return target_move(d, self.pack_pick(d.targets))
+        s = self.most_suspect(d.targets)
+        if s is not None and self.scores()[s] >= 0.35:
+            return target_move(d, s)
+        return target_move(d, None) if d.optional else target_move(d, s)
+
+    def badge(self, d: Decision) -> Move | None:
+        assert isinstance(d, Target)
+        ts = [s for s in d.targets if s != self.seat]
+        if not ts:
+            return None if d.optional else self.fallback(d)
+        if self.wolf:
+            ours = [s for s in ts if s in self.pack]
+            if ours:
+                return target_move(d, ours[0])
+            return target_move(d, None) if d.optional else target_move(d, ts[0])
+        pick = self.most_trusted(ts)
+        if pick is not None and self.scores()[pick] > 0.35 and d.optional:
+            return target_move(d, None)
+        return target_move(d, pick)
+
+    def explode(self, d: Decision) -> Move | None:
+        if not self.wolf:
+            return None
+        b = self.board
+        named = any(r in WOLFISH and c not in self.pack for c, reps in b.reports.items()
+                    for t, r in reps.items() if t == self.seat)
+        if not named:
+            return None
+        when = getattr(d, "context", {}).get("when", "discussion")
+        chance = 0.5 if when == "election" else 0.2
+        if self.rng.random() >= chance:
+            return None
+        move: Move = {"act": "explode", "when": when}
+        targets = getattr(d, "targets", None)
+        if targets:
+            pick = self.pack_pick(targets)
+            if pick is not None:
+                move["target"] = pick
+        return move
+
+    def duel(self, d: Decision) -> Move | None:
+        assert isinstance(d, Target)
+        s = self.most_suspect(d.targets)
+        if s is not None and self.scores()[s] >= 0.8:
+            return target_move(d, s)
+        return None
+
+    def reveal(self, d: Decision) -> Move | None:
+        return {"act": "reveal"}
+
+    def no(self, d: Decision) -> Move | None:
+        return None
+
+    def ban(self, d: Decision) -> Move | None:
+        assert isinstance(d, Subset)
+        sc = self.scores()
+        ts = sorted(d.targets, key=lambda s: -sc[s])
+        return {"act": d.act, d.arg: [s for s in ts[:d.most] if sc[s] >= 0.5]}
+
+    def infect(self, d: Decision) -> Move | None:
+        return {"act": "infect"} if self.board.night >= 2 else None
+
+    def order(self, d: Decision) -> Move | None:
+        assert isinstance(d, Choice)
+        return {"act": d.act, d.arg: d.values[0]}
+
+    def choice(self, d: Decision) -> Move | None:
+        assert isinstance(d, Choice)
+        if d.act == "side":
+            return {"act": d.act, d.arg: "village" if "village" in d.values else d.values[0]}
+        return {"act": d.act, d.arg: d.values[self.rng.randrange(len(d.values))]}
+
+    # -- one-night rulesets ---------------------------------------------------------------
+    def look(self, d: Decision) -> Move | None:
+        targets = list(getattr(d, "targets", ()))
+        n_center = getattr(d, "n_center", 0)
+        k = getattr(d, "k", 0)
+        if targets and (self.rng.random() < 0.7 or not n_center):
+            return {"act": "look", "target": targets[self.rng.randrange(len(targets))]}
+        if n_center and k:
+            cards = sorted(self.rng.sample(range(1, n_center + 1), k))
+            return {"act": "look", "cards": cards}
+        return None
+
+    def copy(self, d: Decision) -> Move | None:
+        return self.fallback(d)
+
+    def rob(self, d: Decision) -> Move | None:
+        assert isinstance(d, Target)
+        if not d.targets or self.rng.random() < 0.2:
+            return None if d.optional else self.fallback(d)
+        return target_move(d, d.targets[self.rng.randrange(len(d.targets))])
+
+    def peek(self, d: Decision) -> Move | None:
+        assert isinstance(d, Choice)
+        return {"act": d.act, d.arg: d.values[0]}
+
+    def night_scores(self) -> dict[int, float]:
+        """One-night: how likely each other seat holds a werewolf card now."""
+        b = self.board
+        sc = {s: 0.3 for s in range(1, b.n + 1) if s != self.seat}
+        counts: dict[str, int] = {}
+        for r in b.claims.values():
+            counts[r] = counts.get(r, 0) + 1
+        for s, r in b.claims.items():
+            if s in sc:
+                if r == "werewolf":
+                    sc[s] += 0.15  # a confession is often a tanner's or a minion's trick
+                elif counts[r] > 1 and r not in ("villager", "werewolf", "mason"):
+                    sc[s] += 0.35  # two claim a role the box holds once: one lies
+        for c, reps in b.reports.items():
+            if c == self.seat:
+                continue
+            for target, seen in reps.items():
+                if target in sc:
+                    sc[target] += 0.55 if seen == "werewolf" else -0.2
+        for target, accusers in b.accused.items():
+            if target in sc:
+                sc[target] += 0.1 * len(accusers)
+        for s, seen in self.cards.items():
+            if s in sc:
+                sc[s] = 1.0 if seen == "werewolf" else 0.0
+        if self.dealt == "robber" and self.robbed:
+            for s in self.robbed:
+                if s in sc:
+                    sc[s] = 0.0  # the robber's card is there now
+        for s in self.pack:
+            if s in sc:
+                sc[s] = 1.0
+        for s in self.good:
+            if s in sc:
+                sc[s] = 0.0
+        return sc
+
+    def night_vote(self, d: Decision) -> Move | None:
+        assert isinstance(d, Target)
+        ts = [s for s in d.targets if s != self.seat] or list(d.targets)
+        role = self.now_role or self.role
+        sc = self.night_scores()
+        if role == "tanner":
+            return target_move(d, ts[self.rng.randrange(len(ts))])
+        if self.team_wolf:
+            wolves = set(self.pack) | ({self.seat} if role == "werewolf" else set())
+            if self.dealt == "robber" and self.robbed:
+                wolves -= set(self.robbed)  # the wolf I robbed holds the robber now
+            mine = [s for s in ts if s not in wolves] or ts
+            # all of us on one player who is not one of us, chosen from what the whole table heard
+            # (so that every wolf picks the same one): the most accused, a claimed seer first
+            b = self.board
+            tie = self.ties(6, min(self.pack) if self.pack else 0)
+            pick = max(mine, key=lambda s: (len(b.accused.get(s, ())) + (0.5 if b.claims.get(s) == "seer" else 0)
+                                            + tie[s]))
+            return target_move(d, pick)
+        tie = self.ties(5)
+        pick = max(ts, key=lambda s: (sc.get(s, 0.3), tie[s]))
+        return target_move(d, pick)
+
+    # -- speaking ---------------------------------------------------------------------------
+    def speak(self, part: str) -> list[Act]:
+        """What I say at a speaking turn (``election``, ``discussion``, ``pk``, ``last_words``)."""
+        if self.ruleset in ONE_NIGHT:
+            return self.speak_one_night()
+        b = self.board
+        acts: list[Act] = []
+        say = acts.append
+        phase = f"day{b.day}"
+        if self.wolf:
+            if self.faker or (part != "pk" and self.is_faker() and "seer" not in [
+                    r for s, r in b.claims.items() if s in self.pack]):
+                self.faker = True
+                if not self.claimed:
+                    say(Act(self.seat, "claim", role="seer", phase=phase))
+                    self.claimed = True
+                target, result = self.fake_check(fresh_day=self.fake_day < b.day)
+                if target is not None:
+                    self.fake_day = b.day
+                    say(Act(self.seat, "check", target, result=result, phase=phase))
+                    if result in WOLFISH and target in b.alive:
+                        say(Act(self.seat, "accuse", target, phase=phase))
+            else:
+                if b.accused.get(self.seat) or self.seat in b.pk:
+                    say(Act(self.seat, "defend", phase=phase))
+                c = self.consensus([s for s in b.alive if s not in self.pack])
+                real = [s for s, r in b.claims.items() if r == "seer" and s not in self.pack and s in b.alive]
+                target = real[0] if real else c
+                if target is not None:
+                    say(Act(self.seat, "accuse", target, phase=phase))
+            if b.sheriff == self.seat and part == "discussion":
+                pick = self.consensus([s for s in b.alive if s not in self.pack])
+                pick = pick if pick is not None else self.pack_pick(b.alive)
+                if pick is not None:
+                    say(Act(self.seat, "call", pick, phase=phase))
+            return acts
+        if self.role == "seer" and (self.checks or part in ("election", "last_words")):
+            if not self.claimed:
+                say(Act(self.seat, "claim", role="seer", phase=phase))
+                self.claimed = True
+            for target, result in self.checks.items():
+                if target not in self.reported:
+                    self.reported.add(target)
+                    say(Act(self.seat, "check", target, result=result, phase=phase))
+            for target, result in self.checks.items():
+                if result in WOLFISH and target in b.alive:
+                    say(Act(self.seat, "accuse", target, phase=phase))
+                    break
+        elif b.accused.get(self.seat) or self.seat in b.pk or part == "last_words":
+            if self.role in ("witch", "hunter", "guard", "idiot", "knight") and not self.claimed:
+                say(Act(self.seat, "claim", role=self.role, phase=phase))
+                self.claimed = True
+            say(Act(self.seat, "defend", phase=phase))
+        if part in ("discussion", "last_words") and not (self.role == "seer" and acts):
+            alive = [s for s in b.alive if s != self.seat]
+            s = self.most_suspect(alive, b.day)
+            if s is not None and self.scores()[s] >= 0.5:
+                say(Act(self.seat, "accuse", s, phase=phase))
+        if self.role == "witch":
+            for v in sorted(self.victims - self.vouched):  # the one she saved: silver water (銀水)
+                if v != self.seat and v in b.alive:
+                    self.vouched.add(v)
+                    say(Act(self.seat, "vouch", v, phase=phase))
+        if b.sheriff == self.seat and part == "discussion":
+            s = self.village_pick([s for s in b.alive if s != self.seat and s != self.lover])
+            if s is not None:
+                say(Act(self.seat, "call", s, phase=phase))
+        return acts
+
+    def fake_check(self, fresh_day: bool) -> tuple[int | None, str]:
+        """A false check: the real seer as a wolf (查殺) as soon as it claims; else, once a day, a good
+        player as a wolf or a packmate as good."""
+        b = self.board
+        wolfish = "not_village" if self.ruleset == "wechat" else "wolf"
+        goodish = "village" if self.ruleset == "wechat" else "good"
+        real = [s for s, r in b.claims.items() if r == "seer" and s not in self.pack and s in b.alive
+                and s not in self.fake_checks]
+        if real:
+            self.fake_checks[real[0]] = wolfish
+            return real[0], wolfish
+        if not fresh_day:
+            return None, ""
+        fresh = [s for s in sorted(b.alive) if s != self.seat and s not in self.fake_checks]
+        if not fresh:
+            return None, ""
+        mates = [s for s in fresh if s in self.pack]
+        if mates and self.rng.random() < 0.4:
+            self.fake_checks[mates[0]] = goodish
+            return mates[0], goodish
+        goods = [s for s in fresh if s not in self.pack]
+        if not goods:
+            return None, ""
+        s = goods[self.rng.randrange(len(goods))]
+        result = wolfish if self.rng.random() < 0.6 else goodish
+        self.fake_checks[s] = result
+        return s, result
+
+    def speak_one_night(self) -> list[Act]:
+        b = self.board
+        acts: list[Act] = []
+        say = acts.append
+        role = self.dealt if self.dealt != "doppelganger" else self.role
+        others = [s for s in range(1, b.n + 1) if s != self.seat]
+        if self.team_wolf or role in ("werewolf", "minion"):
+            if role == "minion" or (self.rng.random() < 0.3 and role != "werewolf"):
+                say(Act(self.seat, "claim", role="werewolf"))  # the minion draws the vote to himself
+                return acts
+            centre_roles = [r for r in self.center_seen.values() if r not in ("werewolf", "minion")]
+            fake = centre_roles[0] if centre_roles else ("seer" if self.rng.random() < 0.4 else "villager")
+            say(Act(self.seat, "claim", role=fake))
+            if fake == "seer":
+                goods = [s for s in others if s not in self.pack]
+                if goods:
+                    s = goods[self.rng.randrange(len(goods))]
+                    say(Act(self.seat, "check", s, role="werewolf"))
+                    say(Act(self.seat, "accuse", s))
+            return acts
+        if role == "tanner":
+            say(Act(self.seat, "claim", role="werewolf"))
+            return acts
+        say(Act(self.seat, "claim", role=role))
+        for s, seen in self.cards.items():
+            if role == "robber":
+                continue
+            say(Act(self.seat, "check", s, role=seen))
+            if seen == "werewolf":
+                say(Act(self.seat, "accuse", s))
+        if role == "robber" and self.robbed:
+            for s, took in self.robbed.items():
+                say(Act(self.seat, "check", s, role=took))
+        if role == "insomniac" and self.now_role:
+            say(Act(self.seat, "check", self.seat, role=self.now_role))
+        return acts
+
+
+_MIND: dict[str, Callable[[Mind, dict[str, Any]], None]] = {
+    "role": Mind._role, "took": Mind._took, "pack": Mind._pack, "transformed": Mind._turned,
+    "infected": Mind._turned, "side": Mind._turned, "victim": Mind._victim, "check": Mind._check,
+    "bottom_cards": Mind._bottom, "linked": Mind._lovers, "lovers": Mind._lovers, "sniff": Mind._sniff,
+    "wolves": Mind._wolves, "thumbs": Mind._wolves, "masons": Mind._masons, "siblings": Mind._masons,
+    "copy": Mind._copy, "rob": Mind._rob, "own_card": Mind._own, "peek": Mind._peek,
+}
+
+_ACTS: dict[str, Callable[[Mind, Decision], Move | None]] = {
+    "kill": Mind.kill, "check": Mind.check, "look": Mind.look, "save": Mind.save, "poison": Mind.poison,
+    "guard": Mind.guard, "shield": Mind.protect, "dream": Mind.protect, "silence": Mind.harm, "curse": Mind.harm,
+    "sniff": Mind.harm, "charm": Mind.wolf_harm, "extra_kill": Mind.wolf_harm, "widow_kill": Mind.wolf_harm,
+    "enchant": Mind.anyone, "model": Mind.anyone, "support": Mind.anyone, "take": Mind.take, "link": Mind.link,
+    "swap": Mind.swap, "run": Mind.run, "withdraw": Mind.no, "sheriff_vote": Mind.sheriff_vote,
+    "sheriff_pk_vote": Mind.sheriff_vote, "vote": Mind.vote, "pk_vote": Mind.vote, "shoot": Mind.shoot,
+    "badge": Mind.badge, "explode": Mind.explode, "duel": Mind.duel, "reveal": Mind.reveal, "ban": Mind.ban,
+    "infect": Mind.infect, "second_vote": Mind.no, "order": Mind.order, "oppose": Mind.choice,
+    "side": Mind.choice, "copy": Mind.copy, "rob": Mind.rob, "peek": Mind.peek,
+}
+
+
+class HeuristicAgent(Agent):
+    """Plays ``seats`` (None: every seat it is dealt a role for) of one game with heuristic minds.
+
+    ``channel`` is the table's public talk (shared with whoever else reads it);
+    ``lang`` is the language of live play's ``speak`` answers. One agent per game.
+    ``strict``: every mind gets its own board and records what it was handed
+    (``Mind.seen``), and each hand-over is checked against the seat's view.
+    """
+
+    def __init__(self, rng: random.Random | None = None, *, channel: Channel | None = None,
+                 seats: Iterable[int] | None = None, ruleset: str | None = None, strict: bool = False,
+                 lang: str = "en") -> None:
+        self.rng = rng or random.Random()
+        self.channel = channel if channel is not None else Channel()
+        self.only = frozenset(seats) if seats is not None else None
+        self.ruleset = ruleset
+        self.strict = strict
+        self.lang = lang
+        self.salt = self.rng.getrandbits(32)
+        self.tie_rows: dict[tuple[int, ...], list[float]] = {}  # fixed tie-breaks, a function of the salt only
+        self.board = Board()  # shared by every mind: public knowledge only
+        self.minds: dict[int, Mind] = {}
+        self.public: list[Event | Act] = []  # strict: what a mind made later catches up on
+        self.cursor = 0
+        self.live = False  # live play: minds speak when asked to (``speak``), not at the log's turn events
+
+    def _new_mind(self, seat: int) -> Mind:
+        board = Board() if self.strict else self.board
+        m = Mind(seat, board, self.rng, self.ruleset or "classic", self.salt, self.strict, self.tie_rows)
+        for item in self.public:  # strict only: the public record so far, as anyone at the table heard it
+            if isinstance(item, Act):
+                board.hear(item)
+            else:
+                board.observe(item)
+                m.observe(item)
+        self.minds[seat] = m
+        return m
+
+    def sync(self, game: Game) -> None:
+        """Hand every new event of the log to the boards and minds that may see it."""
+        if self.ruleset is None:
+            self.ruleset = game.setup.ruleset
+        self.live = bool(getattr(game.setup, "live_speech", False))
+        events = game.events
+        while self.cursor < len(events):
+            e = events[self.cursor]
+            self.cursor += 1
+            self.dispatch(e)
+
+    def dispatch(self, e: Event) -> None:
+        to = e.to
+        if to is not None:
+            for s in to:
+                m = self.minds.get(s)
+                if m is None:
+                    if e.type != "role" or (self.only is not None and s not in self.only):
+                        continue
+                    m = self._new_mind(s)
+                m.observe(e)
+            return
+        if self.strict:
+            self.public.append(e)
+            for m in self.minds.values():
+                m.board.observe(e)
+                m.observe(e)
+        else:
+            self.board.observe(e)
+        t = e.type
+        if t == "speech" or t == "last_words":
+            m = self.minds.get(e.data["seat"])
+            if m is not None and not self.live:
+                self.say(m.speak(e.data.get("part", "last_words")))
+        elif t == "discussion":  # one-night: everyone speaks, in seat order
+            for s in sorted(self.minds):
+                self.say(self.minds[s].speak("discussion"))
+
+    def say(self, acts: list[Act]) -> None:
+        for act in acts:
+            self.channel.post(act)
+            if self.strict:
+                self.public.append(act)
+                for m in self.minds.values():
+                    m.board.hear(act)
+            else:
+                self.board.hear(act)
+
+    def choose(self, game: Game, seat: int, decision: Decision) -> Move | None:
+        self.sync(game)
+        m = self.minds.get(seat) or self._new_mind(seat)
+        if decision.act == "speak":  # live play: this turn's acts, as text
+            acts = m.speak(getattr(decision, "part", "discussion"))
+            self.say(acts)
+            return {"act": "speak", "text": speech_text(acts, self.lang)}
+        return m.decide(decision)
+
+    def value(self, game: Game, decision: Decision) -> Any:
+        """The engine value of this bot's answer, unchecked (for trusted, fast loops)."""
+        move = self.choose(game, decision.seat, decision)
+        return decision.default_value() if move is None else decision.value(move)

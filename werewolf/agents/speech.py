@@ -1,0 +1,102 @@
+"""Structured speech acts: what a bot says at its speaking turn, as data and as sentences.
+
+The engine's log records *that* a seat spoke (``speech``, ``last_words``), not
+what it said. Bots talk through speech acts instead: claim a role, report a
+check, accuse, defend, vouch, and the sheriff's call of the vote. Acts are
+public: the simulation harness keeps them in a ``Channel`` (one per game) that
+every bot reads, in the order they were said, beside the events of its own view.
+``render`` turns an act into a sentence in any language of ``werewolf.i18n``
+(the messages live in ``werewolf/i18n/speech_<lang>.json``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from functools import cache
+from importlib import resources
+from typing import NamedTuple
+
+from werewolf.i18n import DEFAULT_LANG, LANGS, normalize_lang, role_name, t
+
+# claim: "I am the <role>"; check: "I checked <target>: <result>" (one-night: <role>, the card seen);
+# accuse: "<target> is a wolf"; defend: "I am good"; vouch: "<target> is good";
+# call: the sheriff calls the vote on <target>.
+KINDS = ("claim", "check", "accuse", "defend", "vouch", "call")
+
+
+class Act(NamedTuple):
+    """One speech act: ``seat`` says ``kind`` (about ``target``, ``role``, ``result``)."""
+
+    seat: int
+    kind: str
+    target: int | None = None
+    role: str | None = None
+    result: str | None = None
+    phase: str = ""
+
+
+class Channel:
+    """The table's public talk: every speech act, in the order it was said."""
+
+    __slots__ = ("acts",)
+
+    def __init__(self) -> None:
+        self.acts: list[Act] = []
+
+    def post(self, act: Act) -> None:
+        self.acts.append(act)
+
+    def __len__(self) -> int:
+        return len(self.acts)
+
+    def __iter__(self) -> Iterator[Act]:
+        return iter(self.acts)
+
+    def transcript(self, lang: str = DEFAULT_LANG) -> list[str]:
+        """Every act as a sentence, with its speaker (``Seat 3: I am the Seer.``)."""
+        return [render(a, lang, speaker=True) for a in self.acts]
+
+
+@cache
+def messages(lang: str) -> Mapping[str, str]:
+    """The speech messages of ``lang`` (``speech_<lang>.json`` beside the main catalogues)."""
+    if lang not in LANGS:
+        raise KeyError(f"no speech catalogue for language {lang!r}")
+    text = resources.files("werewolf.i18n").joinpath(f"speech_{lang}.json").read_text(encoding="utf-8")
+    data = json.loads(text)
+    if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
+        raise ValueError(f"speech_{lang}.json must map keys to strings")
+    return data
+
+
+def key(act: Act) -> str:
+    """The message key of an act (its variant: a check's result, a one-night card)."""
+    if act.kind == "check":
+        if act.result is not None:
+            return f"speech.check.{act.result}"
+        return "speech.check.role"
+    return f"speech.{act.kind}"
+
+
+def render(act: Act, lang: str = DEFAULT_LANG, *, speaker: bool = False) -> str:
+    """The act as a sentence in ``lang``; ``speaker`` puts the speaking seat in front."""
+    lang = normalize_lang(lang)
+    k = key(act)
+    template = messages(lang).get(k) or messages(DEFAULT_LANG)[k]
+    fields = {
+        "target": t("fmt.seat", lang, n=act.target) if act.target is not None else t("fmt.none", lang),
+        "role": role_name(act.role, lang) if act.role else "",
+    }
+    text = template.format(**fields)
+    if speaker:
+        return (messages(lang).get("speech.say") or messages(DEFAULT_LANG)["speech.say"]).format(
+            speaker=t("fmt.seat", lang, n=act.seat), text=text)
+    return text
+
+
+def speech_text(acts: list[Act], lang: str = DEFAULT_LANG) -> str | None:
+    """A speaking turn's acts as one paragraph (live play's ``speak`` answer); None for silence."""
+    if not acts:
+        return None
+    return (messages(normalize_lang(lang)).get("speech.join") or " ").join(render(a, lang) for a in acts)

@@ -1,0 +1,140 @@
+"""Playing one game of a simulation and reducing it to a few counts.
+
+Everything here is a function of ``(config, i)``: ``play_game`` builds game
+``i`` from ``game_seed(config.seed, i)``, seats the bots by the side of the card
+each seat was dealt, and plays it out; ``run_chunk`` plays a range of games and
+returns their ``Stats`` (and, when asked, their logs). Workers of every backend
+call ``run_chunk``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Iterable
+from typing import Any
+
+from werewolf.core.events import Event
+from werewolf.core.game import Game, Setup
+from werewolf.sim.config import SimConfig, game_seed, stream_seed, team_key
+from werewolf.sim.stats import Stats
+
+# Events worth counting as "a special rule fired", by the name they are counted under.
+SPECIAL_EVENTS = {
+    "pk": "pk",  # an exile tie: PK speeches and a re-vote
+    "sheriff_pk": "sheriff_pk",  # a tied sheriff election
+    "election_postponed": "election_postponed",  # a self-destruct postponed the election
+    "explode": "self_destruct",
+    "duel": "duel",
+    "claw": "white_wolf_king_claw",
+    "bomb": "bomb",
+    "shoot": "shot_on_death",
+    "reveal": "idiot_reveal",
+    "elder_penalty": "elder_penalty",
+    "second_vote": "second_vote",
+    "servant": "devoted_servant",
+    "ban": "scapegoat_ban",
+    "ballots_void": "ballots_void",
+    "infection": "infection",
+    "transformed": "transformed",
+}
+BADGE_REASONS = {"torn": "badge_torn", "lost to a self-destruct": "badge_lost_to_self_destruct",
+                 "the idiot revealed": "badge_lost_to_idiot", "tie": "sheriff_tie_no_sheriff"}
+
+
+def base_setup(config: SimConfig) -> Setup:
+    return Setup(config.ruleset, options=dict(config.options), deck=config.deck, players=config.players)
+
+
+def dealt_roles(game: Game) -> dict[int, str]:
+    """Each seat's dealt card, from the moderator's log (the harness sees everything)."""
+    return {e.data["seat"]: e.data["role"] for e in game.events if e.type == "role"}
+
+
+def play_game(config: SimConfig, i: int, setup: Setup | None = None) -> Game:
+    """Game ``i`` of the run, played to its end by the configured bots."""
+    seed = game_seed(config.seed, i)
+    game = Game(dataclasses.replace(setup or base_setup(config), seed=seed))
+    bots = config.bots
+    rng = random.Random(stream_seed(seed, 1))
+    if bots.default == "random" and not bots.teams:
+        _play_random(game, rng)
+        return game
+    kinds = {s: bots.kind(team_key(r)) for s, r in dealt_roles(game).items()}
+    heuristic_seats = [s for s, k in kinds.items() if k == "heuristic"]
+    if not heuristic_seats:
+        _play_random(game, rng)
+        return game
+    from werewolf.agents.heuristic import HeuristicAgent
+    from werewolf.agents.speech import Channel
+
+    agent = HeuristicAgent(random.Random(stream_seed(seed, 2)), channel=Channel(), seats=heuristic_seats,
+                           ruleset=config.ruleset)
+    while not game.over:
+        for d in game.request:
+            if kinds.get(d.seat) == "heuristic":
+                move = agent.choose(game, d.seat, d)
+                if move is None:
+                    game.decline(d)
+                else:
+                    game.answer(d.seat, move)
+            else:
+                game.answer_value(d, d.random_value(rng))
+    return game
+
+
+def _play_random(game: Game, rng: random.Random) -> None:
+    answer = game.answer_value
+    while not game.over:
+        for d in game.request:
+            answer(d, d.random_value(rng))
+
+
+def summarize(events: Iterable[Event]) -> tuple[list[str], int, list[str], list[str], str | None]:
+    """(winning teams, days played, death causes, special rules fired, the rule that ended it)."""
+    teams: list[str] = []
+    days = 0
+    causes: list[str] = []
+    fired: list[str] = []
+    ending = None
+    special = SPECIAL_EVENTS
+    for e in events:
+        t = e.type
+        if t == "death":
+            causes.append(e.data["cause"])
+        elif t == "day":
+            days = e.data["number"]
+        elif t == "ruling":
+            fired.append(e.data["rule"])
+        elif t in special:
+            fired.append(special[t])
+        elif t == "sheriff":
+            reason = BADGE_REASONS.get(e.data.get("reason"))  # type: ignore[arg-type]
+            if reason is not None and e.data.get("seat") is None:
+                fired.append(reason)
+        elif t == "game_over":
+            teams = list(e.data["teams"])
+            ending = e.data.get("rule") or None
+            if ending and not ending.endswith("_wins"):
+                fired.append(ending)
+    return teams, days, causes, fired, ending
+
+
+def run_chunk(config: SimConfig, start: int, stop: int, keep_logs: bool = False
+              ) -> tuple[Stats, list[dict[str, Any]] | None]:
+    """Games ``start`` to ``stop - 1``: their statistics, and their logs if asked."""
+    stats = Stats()
+    logs: list[dict[str, Any]] | None = [] if keep_logs else None
+    setup = base_setup(config)
+    for i in range(start, stop):
+        try:
+            game = play_game(config, i, setup)
+        except Exception as e:  # an engine or bot bug: count it, keep going, show it in the report
+            stats.add_error(i, game_seed(config.seed, i), f"{type(e).__name__}: {e}")
+            continue
+        teams, days, causes, fired, ending = summarize(game.events)
+        stats.add(teams, days, causes, fired, ending, len(game.answers))
+        if logs is not None:
+            logs.append({"game": i, "seed": game.setup.seed, "teams": teams, "days": days,
+                         "events": [e.as_json() for e in game.events]})
+    return stats, logs

@@ -1,0 +1,162 @@
+"""Streaming statistics of many games: counts only, mergeable in any order.
+
+A ``Stats`` holds integers (wins per team, a histogram of game lengths, deaths
+per cause, how often each special rule fired), so merging the partial
+statistics of workers gives the same numbers whatever the order or the number
+of workers, and memory does not grow with the number of games. Rates, means and
+intervals are derived from the counts at the end.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+Z95 = 1.959963984540054  # the two-sided 95% normal quantile
+MAX_ERROR_SAMPLES = 5
+
+
+def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a proportion ``k / n`` (``(0, 1)`` when ``n`` is 0)."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = k / n
+    z2 = z * z
+    denom = 1 + z2 / n
+    centre = (p + z2 / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
+    lo = 0.0 if k == 0 else max(0.0, centre - half)
+    hi = 1.0 if k == n else min(1.0, centre + half)
+    return lo, hi
+
+
+class Stats:
+    """The statistics of a set of games (see the module docstring)."""
+
+    __slots__ = ("games", "wins", "draws", "days", "deaths", "fired", "fired_games", "endings", "decisions",
+                 "errors", "error_samples")
+
+    def __init__(self) -> None:
+        self.games = 0
+        self.wins: Counter[str] = Counter()  # team -> games it won (a shared win counts for each team)
+        self.draws = 0  # games nobody won
+        self.days: Counter[int] = Counter()  # game length in days -> games
+        self.deaths: Counter[str] = Counter()  # cause -> deaths
+        self.fired: Counter[str] = Counter()  # special rule or event -> times
+        self.fired_games: Counter[str] = Counter()  # special rule or event -> games where it fired
+        self.endings: Counter[str] = Counter()  # the rule that ended the game -> games
+        self.decisions = 0  # decisions answered, all games together
+        self.errors = 0  # games the engine failed to finish (a bug: see error_samples)
+        self.error_samples: list[tuple[int, int, str]] = []  # (game index, seed, error), lowest indexes
+
+    # -- adding ------------------------------------------------------------------
+    def add(self, teams: Iterable[str], days: int, causes: Iterable[str], fired: Iterable[str],
+            ending: str | None, decisions: int) -> None:
+        """One finished game."""
+        self.games += 1
+        won = False
+        for team in teams:
+            self.wins[team] += 1
+            won = True
+        if not won:
+            self.draws += 1
+        self.days[days] += 1
+        self.deaths.update(causes)
+        fired = list(fired)
+        if fired:
+            self.fired.update(fired)
+            self.fired_games.update(set(fired))
+        if ending:
+            self.endings[ending] += 1
+        self.decisions += decisions
+
+    def add_error(self, index: int, seed: int, error: str) -> None:
+        self.errors += 1
+        self.error_samples = sorted([*self.error_samples, (index, seed, error)])[:MAX_ERROR_SAMPLES]
+
+    def merge(self, other: Stats) -> Stats:
+        """Add ``other`` into this one (in place); returns self."""
+        self.games += other.games
+        self.wins.update(other.wins)
+        self.draws += other.draws
+        self.days.update(other.days)
+        self.deaths.update(other.deaths)
+        self.fired.update(other.fired)
+        self.fired_games.update(other.fired_games)
+        self.endings.update(other.endings)
+        self.decisions += other.decisions
+        self.errors += other.errors
+        self.error_samples = sorted(self.error_samples + other.error_samples)[:MAX_ERROR_SAMPLES]
+        return self
+
+    # -- reading -----------------------------------------------------------------
+    def win_rate(self, team: str) -> tuple[float, float, float]:
+        """(rate, low, high) of ``team`` winning, with the 95% Wilson interval."""
+        k, n = self.wins.get(team, 0), self.games
+        lo, hi = wilson(k, n)
+        return (k / n if n else 0.0), lo, hi
+
+    def length(self) -> dict[str, float]:
+        """Mean, standard deviation, and quantiles of the game length in days."""
+        n = sum(self.days.values())
+        if not n:
+            return {"mean": 0.0, "sd": 0.0, "min": 0, "p5": 0, "median": 0, "p95": 0, "max": 0}
+        days = sorted(self.days.items())  # a fixed order: the same floats whatever the merge order
+        mean = sum(d * c for d, c in days) / n
+        var = sum(c * (d - mean) ** 2 for d, c in days) / (n - 1) if n > 1 else 0.0
+        return {"mean": mean, "sd": math.sqrt(var), "min": min(self.days), "p5": self._quantile(0.05),
+                "median": self._quantile(0.5), "p95": self._quantile(0.95), "max": max(self.days)}
+
+    def _quantile(self, q: float) -> int:
+        n = sum(self.days.values())
+        rank = max(1, math.ceil(q * n))
+        seen = 0
+        for d in sorted(self.days):
+            seen += self.days[d]
+            if seen >= rank:
+                return d
+        return max(self.days)
+
+    def teams(self) -> list[str]:
+        """Every team that won at least once, most wins first (ties by name)."""
+        return sorted(self.wins, key=lambda t: (-self.wins[t], t))
+
+    def as_dict(self) -> dict[str, Any]:
+        """Everything, JSON-able; a pure function of the games (no timings)."""
+        n = self.games
+        teams = {}
+        for team in self.teams():
+            rate, lo, hi = self.win_rate(team)
+            teams[team] = {"wins": self.wins[team], "rate": rate, "ci95": [lo, hi]}
+        dlo, dhi = wilson(self.draws, n)
+        return {
+            "games": n,
+            "teams": teams,
+            "draws": {"games": self.draws, "rate": self.draws / n if n else 0.0, "ci95": [dlo, dhi]},
+            "length_days": {**self.length(), "histogram": {str(d): c for d, c in sorted(self.days.items())}},
+            "deaths": {cause: {"deaths": c, "per_game": c / n if n else 0.0}
+                       for cause, c in sorted(self.deaths.items(), key=lambda kv: (-kv[1], kv[0]))},
+            "special": {name: {"times": c, "games": self.fired_games[name],
+                               "rate": self.fired_games[name] / n if n else 0.0}
+                        for name, c in sorted(self.fired.items(), key=lambda kv: (-kv[1], kv[0]))},
+            "endings": dict(sorted(self.endings.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "decisions": self.decisions,
+            "decisions_per_game": self.decisions / n if n else 0.0,
+            "errors": self.errors,
+            "error_samples": [{"game": i, "seed": s, "error": e} for i, s, e in self.error_samples],
+        }
+
+    def __eq__(self, other: object) -> bool:
+        """The same counts (what any two runs of the same games must share)."""
+        return isinstance(other, Stats) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__slots__}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for k, v in state.items():
+            setattr(self, k, v)
