@@ -132,7 +132,7 @@ class DaySteps:
         runs = yield [Flag(p.seat, "run", why="stand for sheriff") for p in people]
         cands = [p.seat for p, v in zip(people, runs) if v]
         t.say("candidates", seats=cands)
-        if len(cands) >= 2 or resumed:
+        if cands or resumed:  # 「as soon as its candidates are known」
             boom = yield from self.explode_window("election", people)
             if boom is not None:
                 yield from self.election_broken(boom, resumed)
