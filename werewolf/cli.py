@@ -97,6 +97,29 @@ def play_command(ruleset: str, deck: str | None, players: int | None, seat: int 
         sys.exit(1)
 
 
+@main.command("serve")
+@click.option("--host", default="0.0.0.0", show_default=True,
+              help="Address to listen on (0.0.0.0: every network, so phones can join; 127.0.0.1: this machine).")
+@click.option("--port", "-p", type=int, default=8000, show_default=True, help="Port to listen on.")
+@click.option("--database", default="werewolf.sqlite", show_default=True,
+              help="A SQLite file, or a database URL such as postgresql://user:pass@host/db.")
+@click.option("--timeout", type=float, default=600.0, show_default=True,
+              help="Seconds a player has for a decision before its default is taken (0: wait for ever).")
+@click.option("--public-url", default=None, help="The address phones use (for join links and QR codes).")
+def serve_command(host: str, port: int, database: str, timeout: float, public_url: str | None) -> None:
+    """Serve the web app: rooms, phones, the spoken moderator, the JSON API (/docs)."""
+    try:
+        import fastapi  # noqa: F401
+        import sqlalchemy  # noqa: F401
+        import uvicorn  # noqa: F401
+
+        from werewolf.web import serve
+    except ImportError as err:
+        _fail(f"the web app needs its extra: pip install -e '.[web]' ({err})")
+        return
+    serve(host=host, port=port, database=database, timeout=timeout, public_url=public_url)
+
+
 def _fail(message: str) -> None:
     click.echo(message.replace("\n", " "), err=True)
     sys.exit(2)

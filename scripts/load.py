@@ -1,0 +1,349 @@
+#!/usr/bin/env python3
+"""Load: many rooms of 12 client bots each, over the real HTTP/WebSocket API on loopback.
+
+Not a test: it prints figures. Every player is a client of its own: it joins over
+HTTP, keeps a WebSocket open, and, once every room is seated (the games then start
+spread over --ramp seconds), answers a random legal move (self-destructs and
+duels only rarely) a random "think time" after its view asks for one. The figure
+measured is the time from sending an answer (POST /act) to receiving, on the
+player's WebSocket, the view in which that answer is taken: its 50th, 95th and
+99th percentiles, with the number of errors (any non-2xx answer, failed request
+or dropped socket).
+
+    python scripts/load.py                      # 200 rooms, own server on a free loopback port
+    python scripts/load.py --rooms 20 --seconds 30
+    python scripts/load.py --url http://127.0.0.1:8000   # a server already running (loopback only)
+
+Bounded: at most --rooms rooms (each plays one game, or stops at --seconds), and
+it refuses any address that is not loopback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import ipaddress
+import json
+import os
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import httpx
+import websockets
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class Stats:
+    latencies: list[float] = field(default_factory=list)
+    when: list[float] = field(default_factory=list)  # time of each latency sample
+    answers: int = 0
+    errors: int = 0
+    error_kinds: dict[str, int] = field(default_factory=dict)
+    games_done: int = 0
+    views: int = 0
+
+    def error(self, kind: str) -> None:
+        self.errors += 1
+        self.error_kinds[kind] = self.error_kinds.get(kind, 0) + 1
+
+
+def loopback_only(url: str) -> None:
+    host = urlparse(url).hostname or ""
+    if host == "localhost":
+        return
+    try:
+        if ipaddress.ip_address(host).is_loopback:
+            return
+    except ValueError:
+        pass
+    sys.exit(f"load.py only targets loopback addresses, not {host!r}")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+EVENTS = ',"events":['
+
+
+def head(message: str | bytes) -> dict[str, Any]:
+    """The view without its events: the server writes them last, and the load client needs only
+    ``pending`` and ``game_over`` (parsing every event of every view would load the client, not the server)."""
+    text = message.decode() if isinstance(message, bytes) else message
+    i = text.rfind(EVENTS)
+    if i < 0:
+        return dict(json.loads(text))
+    return dict(json.loads(text[:i] + "}"))
+
+
+class Conn:
+    """A minimal HTTP/1.1 keep-alive client for the hot path (POST /act): httpx costs the load client
+    more CPU than the server spends on the request, which would measure the client, not the server."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def post(self, path: str, body: bytes, token: str) -> int:
+        for attempt in range(2):
+            if self.writer is None:
+                self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+            assert self.reader is not None
+            self.writer.write(f"POST {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
+                              f"Authorization: Bearer {token}\r\nContent-Type: application/json\r\n"
+                              f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+            try:
+                await self.writer.drain()
+                head = await self.reader.readuntil(b"\r\n\r\n")
+            except (OSError, asyncio.IncompleteReadError):
+                self.close()
+                if attempt:
+                    raise
+                continue
+            lines = head.decode("latin-1").split("\r\n")
+            status = int(lines[0].split()[1])
+            length = next((int(x.split(":", 1)[1]) for x in lines if x.lower().startswith("content-length:")), 0)
+            await self.reader.readexactly(length)
+            return status
+        raise OSError("unreachable")
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        self.reader = self.writer = None
+
+
+class Player:
+    def __init__(self, base: str, room: str, seat: int, token: str, http: httpx.AsyncClient, stats: Stats,
+                 think: float, rng: random.Random, stop_at: float) -> None:
+        self.base, self.room, self.seat, self.token = base, room, seat, token
+        self.http, self.stats, self.think, self.rng, self.stop_at = http, stats, think, rng, stop_at
+        self.view: dict[str, Any] | None = None
+        self.changed = asyncio.Event()
+        self.sent_at: float | None = None
+        self.sent_pending: Any = None
+        u = urlparse(base)
+        self.conn = Conn(u.hostname or "127.0.0.1", u.port or 80)
+
+    async def run(self) -> None:
+        ws_url = self.base.replace("http", "ws", 1) + f"/api/rooms/{self.room}/ws?token={self.token}"
+        try:
+            async with websockets.connect(ws_url, max_size=None, open_timeout=60, ping_interval=None,
+                                          compression=None) as ws:
+                reader = asyncio.create_task(self.read(ws))
+                try:
+                    await self.answer_loop()
+                finally:
+                    reader.cancel()
+                    self.conn.close()
+        except (TimeoutError, OSError, websockets.WebSocketException) as err:
+            self.stats.error(f"websocket: {type(err).__name__}")
+
+    async def read(self, ws: Any) -> None:
+        try:
+            async for message in ws:
+                now = time.perf_counter()
+                view = head(message)
+                self.stats.views += 1
+                if self.sent_at is not None and view.get("pending") != self.sent_pending:
+                    self.stats.latencies.append(now - self.sent_at)
+                    self.stats.when.append(now)
+                    self.sent_at = None
+                self.view = view
+                self.changed.set()
+        except websockets.WebSocketException:
+            if time.time() < self.stop_at:
+                self.stats.error("websocket dropped")
+        finally:
+            self.changed.set()
+
+    async def answer_loop(self) -> None:
+        while time.time() < self.stop_at:
+            try:
+                await asyncio.wait_for(self.changed.wait(), timeout=max(0.1, self.stop_at - time.time()))
+            except TimeoutError:
+                return
+            self.changed.clear()
+            view = self.view
+            if view is None:
+                continue
+            if view.get("game_over") is not None:
+                return
+            pending = view.get("pending")
+            if not pending or self.sent_at is not None:
+                continue
+            await asyncio.sleep(self.rng.uniform(0, 2 * self.think))
+            view = self.view  # the freshest one
+            if view is None or not view.get("pending") or view.get("game_over") is not None:
+                continue
+            pending = view["pending"]
+            calm = [m for m in pending if m["act"] not in ("explode", "duel")]
+            move = self.rng.choice(calm if calm and self.rng.random() < 0.99 else pending)
+            self.sent_pending = pending
+            self.sent_at = time.perf_counter()
+            try:
+                status = await self.conn.post(f"/api/rooms/{self.room}/act", json.dumps(move).encode(), self.token)
+            except (OSError, asyncio.IncompleteReadError, ValueError) as err:
+                self.sent_at = None
+                self.stats.error(f"act: {type(err).__name__}")
+                continue
+            if status != 200:
+                self.sent_at = None
+                self.stats.error(f"act {status}")
+            else:
+                self.stats.answers += 1
+            self.changed.set()  # look again: a new decision may already be in the view
+
+
+async def one_room(base: str, http: httpx.AsyncClient, stats: Stats, think: float, seed: int,
+                   stop_at: float, ruleset: str, deck: str, ready: asyncio.Barrier, delay: float) -> None:
+    """Create a room, seat 12 players with their sockets open; once every room is ready, play."""
+    rng = random.Random(seed)
+    players: list[Player] = []
+    room = host = ""
+    try:
+        r = await http.post("/api/rooms", json={"ruleset": ruleset, "deck": deck, "seed": seed, "timeout": 0})
+        r.raise_for_status()
+        room, host, n = r.json()["room"], r.json()["host_token"], r.json()["players"]
+        for i in range(n):
+            j = await http.post(f"/api/rooms/{room}/join", json={"name": f"bot {i + 1}"})
+            j.raise_for_status()
+            players.append(Player(base, room, j.json()["seat"], j.json()["token"], http, stats, think,
+                                  random.Random(rng.random()), stop_at))
+    except httpx.HTTPError as err:
+        stats.error(f"setup: {type(err).__name__}")
+    tasks = [asyncio.create_task(p.run()) for p in players]
+    await asyncio.sleep(1.0)  # the sockets connect
+    await ready.wait()  # every room is set up: from here on, only play
+    if not players:
+        return
+    await asyncio.sleep(delay)
+    try:
+        (await http.post(f"/api/rooms/{room}/start", headers={"Authorization": f"Bearer {host}"})).raise_for_status()
+    except httpx.HTTPError as err:
+        stats.error(f"start: {type(err).__name__}")
+    await asyncio.gather(*tasks)
+    if any(p.view and p.view.get("game_over") for p in players):
+        stats.games_done += 1
+
+
+def pct(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+
+
+async def main_async(args: argparse.Namespace, base: str) -> Stats:
+    stats = Stats()
+    limits = httpx.Limits(max_connections=args.connections, max_keepalive_connections=args.connections)
+    async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as http:
+        stop_at = time.time() + args.seconds
+        ready = asyncio.Barrier(args.rooms)
+        rooms = []
+        for i in range(args.rooms):
+            # Games start spread over --ramp seconds, once every room is seated.
+            rooms.append(asyncio.create_task(one_room(base, http, stats, args.think, args.seed + i, stop_at,
+                                                      args.ruleset, args.deck, ready,
+                                                      args.ramp * i / max(1, args.rooms))))
+            await asyncio.sleep(0.01)
+        await asyncio.gather(*rooms)
+    return stats
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rooms", type=int, default=200)
+    ap.add_argument("--seconds", type=float, default=180, help="stop every room after this long (default 180)")
+    ap.add_argument("--think", type=float, default=1.0,
+                    help="mean think time of a player before answering, seconds (uniform 0..2x; default 1)")
+    ap.add_argument("--ramp", type=float, default=10,
+                    help="seconds over which the games start, once every room is seated (default 10)")
+    ap.add_argument("--ruleset", default="classic")
+    ap.add_argument("--deck", default="classic12")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--connections", type=int, default=200, help="HTTP connections of the load client")
+    ap.add_argument("--timeline", action="store_true", help="also print the latency per 10-second window")
+    ap.add_argument("--url", default=None, help="a running server (loopback only); default: start one")
+    ap.add_argument("--database", default=None, help="the started server's database (default: a temporary SQLite)")
+    args = ap.parse_args()
+    if args.rooms > 1000 or args.seconds > 1800:
+        sys.exit("bounded: at most 1000 rooms and 1800 seconds")
+
+    server = None
+    tmp = None
+    base = args.url
+    if base is None:
+        port = free_port()
+        tmp = tempfile.TemporaryDirectory()
+        db = args.database or os.path.join(tmp.name, "load.sqlite")
+        server = subprocess.Popen([sys.executable, "-m", "werewolf.cli", "serve", "--host", "127.0.0.1",
+                                   "--port", str(port), "--database", db, "--timeout", "0"],
+                                  cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(300):
+            try:
+                if httpx.get(base + "/api/decks", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        else:
+            server.kill()
+            sys.exit("the server did not start")
+    base = base.rstrip("/")
+    loopback_only(base)
+    print(f"load: {args.rooms} rooms × 12 players ({args.ruleset} {args.deck}), think {args.think}s mean, "
+          f"at most {args.seconds:.0f}s, against {base}", flush=True)
+    t0 = time.time()
+    try:
+        try:
+            import uvloop  # installed with uvicorn[standard]: a cheaper event loop for the load client
+        except ImportError:
+            stats = asyncio.run(main_async(args, base))
+        else:
+            stats = uvloop.run(main_async(args, base))
+    finally:
+        if server is not None:
+            server.send_signal(signal.SIGTERM)
+            try:
+                server.wait(15)
+            except subprocess.TimeoutExpired:
+                server.kill()
+        if tmp is not None:
+            tmp.cleanup()
+    took = time.time() - t0
+    lat = [x * 1000 for x in stats.latencies]
+    print(f"games finished:        {stats.games_done}/{args.rooms} in {took:.1f}s")
+    print(f"answers:               {stats.answers} ({stats.answers / took:.0f}/s), views received: {stats.views}")
+    print(f"answer→view latency:   p50 {pct(lat, 50):.1f} ms, p95 {pct(lat, 95):.1f} ms, "
+          f"p99 {pct(lat, 99):.1f} ms, max {max(lat) if lat else float('nan'):.1f} ms"
+          + (f", mean {statistics.fmean(lat):.1f} ms" if lat else ""))
+    if args.timeline and lat:
+        t_first = min(stats.when)
+        windows: dict[int, list[float]] = {}
+        for w, x in zip(stats.when, lat):
+            windows.setdefault(int((w - t_first) // 10), []).append(x)
+        for k in sorted(windows):
+            xs = windows[k]
+            print(f"  {k * 10:>4}-{k * 10 + 10:<4}s  {len(xs):>6} answers  p50 {pct(xs, 50):7.1f} ms  "
+                  f"p95 {pct(xs, 95):7.1f} ms")
+    print(f"errors:                {stats.errors}" + (f" {stats.error_kinds}" if stats.errors else ""))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,116 @@
+"""Fixtures of the web tests: an app on a fresh database, a real server process, PostgreSQL databases."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+
+def pytest_configure(config: Any) -> None:
+    # starlette's TestClient asks for httpx2; httpx is what the project uses.
+    config.addinivalue_line("filterwarnings", "ignore:Using `httpx` with")
+
+ROOT = Path(__file__).parent.parent.parent
+ARTIFACTS = ROOT / "artifacts"
+PG_ENV = "WEREWOLF_TEST_POSTGRES"
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[Any]:
+    from fastapi.testclient import TestClient
+
+    from werewolf.web import create_app
+
+    with TestClient(create_app(str(tmp_path / "test.sqlite"), timeout=0)) as c:
+        yield c
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """``werewolf serve`` in a child process on a loopback port."""
+
+    def __init__(self, database: str, port: int | None = None, timeout: float = 0) -> None:
+        self.database = database
+        self.port = port or free_port()
+        self.timeout = timeout
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> Server:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "werewolf.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port),
+             "--database", self.database, "--timeout", str(self.timeout)],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                err = self.proc.stderr.read().decode() if self.proc.stderr else ""
+                raise RuntimeError(f"the server exited: {err}")
+            try:
+                if httpx.get(self.url + "/api/decks", timeout=1).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError("the server did not start")
+
+    def kill(self) -> None:
+        """SIGKILL: no chance to flush or clean up anything."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
+        self.proc = None
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        self.proc = None
+
+
+def postgres_url() -> str | None:
+    url = os.environ.get(PG_ENV)
+    if not url:
+        if os.environ.get("CI"):
+            pytest.fail(f"{PG_ENV} is not set: scripts/test starts PostgreSQL and sets it")
+        pytest.skip(f"no PostgreSQL ({PG_ENV} unset): run bash scripts/test")
+    return url
+
+
+@pytest.fixture
+def postgres_db() -> Iterator[str]:
+    """A new, empty PostgreSQL database (dropped afterwards)."""
+    import psycopg
+
+    url = postgres_url()
+    assert url is not None
+    name = "werewolf_" + secrets.token_hex(6)
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    base, _, _ = url.rpartition("/")
+    yield f"{base}/{name}"
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

@@ -1,0 +1,202 @@
+"""Real headless Chromium (Debian's package, driven by Playwright): phones create, join and play whole games.
+
+Screenshots of the main screens are saved under artifacts/screenshots/.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import ARTIFACTS, Server
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
+SHOTS = ARTIFACTS / "screenshots"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not os.path.exists(CHROMIUM) or shutil.which("chromium") is None:
+        if os.environ.get("CI"):
+            pytest.fail("Chromium is missing: scripts/test installs Debian's chromium package")
+        pytest.skip("no /usr/bin/chromium: run bash scripts/test as root")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    s = Server(str(tmp_path / "browser.sqlite")).start()
+    yield s
+    s.stop()
+
+
+def shot(page: Any, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=False)
+
+
+def phone(browser: Any, lang: str = "en") -> Any:
+    ctx = browser.new_context(**PHONE, locale=lang)
+    ctx.add_init_script(f"localStorage.setItem('ww:lang', {json.dumps(lang)})")
+    page = ctx.new_page()
+    page.set_default_timeout(15000)
+    return page
+
+
+def play_turn(page: Any, rng: random.Random) -> bool:
+    """Answer whatever this phone asks, if anything: True if something was clicked."""
+    if page.locator("#decide button:enabled").count() == 0:
+        return False
+    if page.locator("#send-speech:enabled").count():
+        page.fill("#speech", rng.choice(["I am a simple villager.", "Seat 2 is suspicious.", ""]))
+        page.click("#send-speech")
+        return True
+    if page.locator("#done-speaking:enabled").count():
+        page.click("#done-speaking")
+        return True
+    options = page.locator("#decide button.option:enabled")
+    moves = [json.loads(options.nth(i).get_attribute("data-move") or "{}") for i in range(options.count())]
+    calm = [i for i, m in enumerate(moves) if m.get("act") not in ("explode", "duel")]
+    picks = page.locator("#decide .seat-pick:enabled")
+    if picks.count() and rng.random() < 0.7:
+        for i in rng.sample(range(picks.count()), min(2, picks.count())):
+            page.locator("#decide .seat-pick").nth(i).click()
+        confirm = page.locator("#decide .picker button.primary:enabled")
+        if confirm.count():
+            confirm.click()
+            return True
+    if calm or moves:
+        i = rng.choice(calm or list(range(len(moves))))
+        options.nth(i).click()
+        return True
+    return False
+
+
+def play_to_the_end(pages: list[Any], rng: random.Random, seconds: float = 120) -> None:
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if all(p.locator("#result").count() for p in pages):
+            return
+        moved = False
+        for p in pages:
+            try:
+                moved = play_turn(p, rng) or moved
+            except Exception:  # noqa: BLE001 - the page re-rendered under the click: try again
+                moved = True
+        if not moved:
+            time.sleep(0.05)
+    raise AssertionError("the game did not end in time")
+
+
+def test_three_phones_create_join_and_play_a_whole_game(browser: Any, server: Server) -> None:
+    rng = random.Random(1)
+    host = phone(browser)
+    host.goto(server.url + "/")
+    host.select_option("#ruleset", "classic")
+    host.select_option("#deck", "classic9")
+    host.fill("#bots", "6")
+    shot(host, "01-create-room")
+    host.click("#create")
+    host.wait_for_selector("#share img.qr")
+    room_url = host.url
+    assert "/r/" in room_url
+    host.fill("#name", "Host Ann")
+    host.click("#join")
+    host.wait_for_selector("text=Host Ann")
+    shot(host, "02-lobby-host-qr")
+
+    others = []
+    for name in ("Bob", "Chen"):
+        p = phone(browser, "zh-Hant" if name == "Chen" else "en")
+        p.goto(room_url)
+        p.wait_for_selector("#name")
+        p.fill("#name", name)
+        if name == "Bob":
+            shot(p, "03-join")
+        p.click("#join")
+        p.wait_for_selector("#seats .me")
+        others.append(p)
+    host.wait_for_selector("text=Chen")
+    shot(others[0], "04-lobby-player")
+    host.click("#start")
+    pages = [host, *others]
+    for p in pages:
+        p.wait_for_selector("#role")
+    host.click("#role")
+    host.wait_for_selector("#role.open h2")
+    shot(host, "05-role-card")
+    assert "狼" in others[1].inner_text("#bar") or "夜" in others[1].inner_text("#phase")
+
+    # Find a phone that is asked something and keep its screen.
+    deadline = time.time() + 20
+    while time.time() < deadline and not any(p.locator("#decide button.option").count() for p in pages):
+        for p in pages:
+            if p.locator("#send-speech, #done-speaking").count():
+                play_turn(p, rng)
+        time.sleep(0.05)
+    asked = next((p for p in pages if p.locator("#decide button.option").count()), host)
+    shot(asked, "06-decision")
+    play_to_the_end(pages, rng)
+    for p in pages:
+        p.wait_for_selector("#result table.roles")
+        assert p.locator("table.roles tr").count() == 9
+    shot(host, "07-game-over")
+    host.click("#show-replay")
+    host.wait_for_selector("#replay li")
+    assert host.locator("#replay li").count() > 20
+    host.locator("#log").scroll_into_view_if_needed()
+    shot(host, "08-log")
+    for p in pages:
+        p.context.close()
+
+
+def test_face_to_face_moderator_speaks_the_night_in_chinese(browser: Any, server: Server) -> None:
+    rng = random.Random(2)
+    table = phone(browser, "zh-Hant")
+    table.goto(server.url + "/")
+    table.select_option("#ruleset", "classic")
+    table.select_option("#deck", "classic9")
+    table.select_option("#mode", "face_to_face")
+    table.fill("#bots", "7")
+    table.click("#create")
+    table.wait_for_selector("#share img.qr")
+    room_url = table.url
+    phones = []
+    for name in ("甲", "乙"):
+        p = phone(browser, "zh-Hant")
+        p.goto(room_url)
+        p.fill("#name", name)
+        p.click("#join")
+        p.wait_for_selector("#seats .me")
+        phones.append(p)
+    table.wait_for_selector("text=乙")
+    table.click("#start")
+    table.wait_for_selector("#moderator #voice")
+    table.click("#voice")
+    table.wait_for_function("window.__spoken.length > 0")
+    shot(table, "09-moderator-face-to-face")
+    play_to_the_end(phones, rng)
+    table.wait_for_selector("#result")
+    spoken = table.evaluate("window.__spoken")
+    assert any("請睜眼" in s or "天亮" in s or "遊戲結束" in s for s in spoken), spoken
+    for p in phones:
+        assert p.locator("#result table.roles tr").count() == 9
+    shot(phones[0], "10-face-to-face-phone-result")
+    for p in [table, *phones]:
+        p.context.close()

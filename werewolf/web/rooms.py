@@ -1,0 +1,543 @@
+"""Rooms: the digital moderator's memory of every table, between the API and the store.
+
+A ``Room`` holds one game (``werewolf.core.game.Game``), the seats' names and
+token hashes, the seats bots play and the sockets watching it. The ``Hub``
+holds every room and does every change the same way, under the room's lock:
+
+1. apply the change to the game in memory (an illegal move raises and changes nothing),
+2. let the bots answer whatever they now owe,
+3. commit the new answers (``Store.append_answers``) and only then
+4. publish: bump the room's version and wake every socket, which sends its
+   seat's view.
+
+Nobody can read the room between 1 and 3 (views are computed under the same
+lock), so nobody is ever told the result of an answer that is not stored. If the
+commit fails, the room is reloaded from the database.
+
+Timeouts: a decision a person owes gets its default (``Game.decline``: no
+action, abstain, or the first legal option where the rules force a choice) once
+it has been open for the room's timeout (``--timeout``, or the room's
+``timeout``; 0 waits for ever). The clock of a decision starts when the server
+first sees it open, so after a restart every open decision has its full time
+again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import hashlib
+import hmac
+import json
+import logging
+import random
+import secrets
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from werewolf.agents import Agent, RandomAgent
+from werewolf.core.decisions import Decision, Move
+from werewolf.core.errors import IllegalMove, WerewolfError
+from werewolf.core.game import Game, Setup
+from werewolf.core.views import view as core_view
+from werewolf.core.views import visible_events
+from werewolf.web.store import PlayerRecord, RoomRecord, Store
+
+log = logging.getLogger("werewolf.web")
+
+# Bot kinds by name, each made from a random generator (a later issue adds heuristic bots here).
+BOTS: dict[str, Callable[[random.Random], Agent]] = {
+    "random": lambda rng: RandomAgent(rng=rng),
+}
+DEFAULT_BOT = "random"
+
+MODES = ("online", "face_to_face")
+MAX_NAME = 40
+EVICT_AFTER = 600.0  # seconds a finished, unwatched room stays in memory
+
+
+class ApiError(Exception):
+    """An error answered to the client as ``{"error": message}`` with an HTTP status."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def setup_from_json(d: dict[str, Any]) -> Setup:
+    """The inverse of ``Setup.as_json`` (fields this engine does not know are an error)."""
+    known = {f.name for f in dataclasses.fields(Setup)}
+    unknown = set(d) - known
+    if unknown:
+        raise ValueError(f"setup field(s) {', '.join(sorted(unknown))} unknown to this engine")
+    kw: dict[str, Any] = {k: v for k, v in d.items() if v is not None or k in ("seats", "deck")}
+    for k in ("seats", "center"):
+        if kw.get(k) is not None:
+            kw[k] = tuple(kw[k])
+    if isinstance(kw.get("deck"), list):
+        kw["deck"] = tuple(kw["deck"])
+    kw["options"] = dict(kw.get("options") or {})
+    return Setup(**kw)
+
+
+def seat_count(game: Game) -> int:
+    for e in game.events:
+        if e.type == "game_start" and isinstance(e.data.get("players"), int):
+            return int(e.data["players"])
+    return len(game.table.roles_by_seat())
+
+
+@dataclass(eq=False)
+class Subscriber:
+    """One socket watching a room: a seat, the host, or a spectator."""
+
+    seat: int | None
+    host: bool
+    lang: str | None
+    dirty: asyncio.Event = field(default_factory=asyncio.Event)
+    closed: bool = False
+    last: tuple[Any, ...] | None = None  # the signature of the last view sent
+
+
+class Room:
+    def __init__(self, rec: RoomRecord, default_timeout: float) -> None:
+        self.rec = rec
+        self.id = rec.id
+        self.setup = setup_from_json(rec.setup)
+        self.game = Game.replay(self.setup, rec.answers)
+        self.n = seat_count(self.game)
+        self.names: dict[int, str] = {p.seat: p.name for p in rec.players}
+        self.hashes: dict[int, str] = {p.seat: p.token_hash for p in rec.players}
+        self.bots: set[int] = set(rec.bots)
+        self.status = rec.status
+        self.committed = len(rec.answers)
+        self.timeout = rec.timeout if rec.timeout is not None else default_timeout
+        self.lock = asyncio.Lock()
+        self.version = 0
+        self.subs: set[Subscriber] = set()
+        self.deadlines: dict[int, tuple[Decision, float]] = {}
+        self._views: dict[tuple[int | None, bool, str | None], tuple[int, str]] = {}
+        self.narrations: dict[tuple[int | None, str], list[str | None]] = {}
+        self._encoded: dict[int, str] = {}  # id(event) -> its JSON (events live as long as the game)
+        self.info_version = 0
+        self.touched = time.time()
+        self._reset_counts()
+        rng = random.Random(f"bots:{self.setup.seed}:{self.id}")
+        self.agents: dict[int, Agent] = {s: BOTS[DEFAULT_BOT](random.Random(rng.random()))
+                                         for s in range(1, self.n + 1)}
+        self.track_deadlines()
+
+    # -- who is asking -----------------------------------------------------------------------
+    def who(self, token: str | None) -> tuple[bool, int | None]:
+        """``(is_host, seat)`` of a token; raises 401 (missing) or 403 (unknown)."""
+        if not token:
+            raise ApiError(401, "missing token: send 'Authorization: Bearer <token>'")
+        h = token_hash(token)
+        host = hmac.compare_digest(h, self.rec.host_hash)
+        seat = None
+        for s, sh in self.hashes.items():
+            if hmac.compare_digest(h, sh):
+                seat = s
+        if not host and seat is None:
+            raise ApiError(403, "this token does not belong to this room")
+        return host, seat
+
+    # -- state ------------------------------------------------------------------------------
+    def info(self) -> dict[str, Any]:
+        """The room as everyone may see it."""
+        s = self.setup
+        return {
+            "id": self.id, "status": self.status, "ruleset": s.ruleset,
+            "deck": list(s.deck) if isinstance(s.deck, tuple) else s.deck,
+            "options": dict(s.options), "mode": self.rec.mode, "lang": self.rec.lang, "players": self.n,
+            "timeout": self.timeout or None,
+            "seats": [{"seat": n, "name": self.names.get(n), "bot": n in self.bots,
+                       "taken": n in self.names or n in self.bots} for n in range(1, self.n + 1)],
+        }
+
+    def free_seats(self) -> list[int]:
+        return [n for n in range(1, self.n + 1) if n not in self.names and n not in self.bots]
+
+    def view(self, seat: int | None, host: bool = False) -> dict[str, Any]:
+        """The view of one seat (``None``: spectator or host), as the API sends it."""
+        if self.status == "lobby":
+            out: dict[str, Any] = {"seat": seat, "role": None, "phase": "lobby", "events": [], "pending": None,
+                                   "decisions": None, "game_over": None}
+        else:
+            out = core_view(self.game, seat)
+            decisions = self.game.pending(seat) if seat is not None else []
+            out["decisions"] = out["pending"]
+            out["pending"] = [o for d in decisions for o in d.options()] or None
+        deadline = None
+        if seat is not None and self.status == "playing":
+            times = [t for d, t in self.deadlines.values() if d.seat == seat]
+            deadline = min(times) if times else None
+        out["deadline"] = deadline
+        out["host"] = host
+        out["room"] = self.info()
+        out["speaking"] = sorted({d.seat for d in self.game.pending() if d.act == "speak"})
+        return out
+
+    def view_json(self, seat: int | None, host: bool, lang: str | None) -> str:
+        key = (seat, host, lang)
+        hit = self._views.get(key)
+        if hit is not None and hit[0] == self.version:
+            return hit[1]
+        v = self.view(seat, host)
+        if lang:
+            from werewolf.web.text import render
+
+            v["text"] = render(self, v, seat, lang)
+        # The events, the bulk of a view, are encoded once each and spliced in.
+        del v["events"]
+        shown = visible_events(self.game.events, seat) if self.status != "lobby" else []
+        encoded = self._encoded
+        for e in self.game.events[len(encoded):]:
+            encoded[id(e)] = json.dumps(e.as_json(with_audience=False), ensure_ascii=False, separators=(",", ":"))
+        head = json.dumps(v, ensure_ascii=False, separators=(",", ":"))
+        text = head[:-1] + ',"events":[' + ",".join(encoded[id(e)] for e in shown) + "]}"
+        self._views[key] = (self.version, text)
+        return text
+
+    # -- cheap change detection: a socket rebuilds its view only when its signature moved -------
+    def _reset_counts(self) -> None:
+        self._scanned = 0
+        self._public = 0
+        self._private: dict[int, int] = {}
+        self._request: list[Decision] | None = None
+        self._generation = 0
+
+    def signature(self, seat: int | None, host: bool, lang: str | None) -> tuple[Any, ...]:
+        """Changes whenever the view of ``seat`` may have changed (events it sees, its decisions, the room)."""
+        events = self.game.events
+        if self._scanned > len(events):
+            self._reset_counts()
+        for e in events[self._scanned:]:
+            if e.to is None:
+                self._public += 1
+            else:
+                for s in e.to:
+                    self._private[s] = self._private.get(s, 0) + 1
+        self._scanned = len(events)
+        request = self.game.request
+        if request is not self._request:
+            self._request = request
+            self._generation += 1
+        mine: tuple[Any, ...] = ()
+        if seat is not None:
+            owed = self.game.pending(seat)
+            positions = tuple(i for i, d in enumerate(request) if d.seat == seat and d in owed)
+            mine = (self._generation, positions) if positions else ()
+        speaking = tuple(d.seat for d in self.game.pending() if d.act == "speak")
+        seen = self._public + (self._private.get(seat, 0) if seat is not None else 0)
+        return (self.status, self.info_version, seen, mine, speaking, host, lang, self.game.over)
+
+    def changed(self) -> None:
+        """Something everyone may need to see: wake every socket."""
+        self.version += 1
+        self.touched = time.time()
+        self.track_deadlines()
+        for sub in self.subs:
+            if sub.last is None or self.signature(sub.seat, sub.host, sub.lang) != sub.last:
+                sub.dirty.set()
+
+    def track_deadlines(self) -> None:
+        if self.status != "playing" or self.game.over or self.timeout <= 0:
+            self.deadlines = {}
+            return
+        now = time.time()
+        old = self.deadlines
+        self.deadlines = {}
+        for d in self.game.pending():
+            if d.seat in self.bots:
+                continue
+            prev = old.get(id(d))
+            self.deadlines[id(d)] = prev if prev is not None and prev[0] is d else (d, now + self.timeout)
+
+    # -- changes (callers hold the lock) ----------------------------------------------------
+    def run_bots(self) -> None:
+        """Let the bots answer every decision they owe, until only people are asked."""
+        g = self.game
+        while not g.over:
+            owed = [d for d in g.pending() if d.seat in self.bots]
+            if not owed:
+                return
+            for d in owed:
+                agent = self.agents[d.seat]
+                if isinstance(agent, RandomAgent):
+                    g.answer_value(d, agent.value(d))
+                    continue
+                move = agent.choose(g, d.seat, d)
+                if move is None:
+                    g.decline(d)
+                else:
+                    try:
+                        g.answer(d.seat, move)
+                    except IllegalMove:
+                        log.warning("room %s: bot at seat %s answered illegally; default taken", self.id, d.seat)
+                        g.decline(d)
+
+
+class Hub:
+    """Every room, the store, the bots and the clock."""
+
+    def __init__(self, store: Store, *, timeout: float = 600.0, tick: float = 1.0) -> None:
+        self.store = store
+        self.timeout = timeout
+        self.tick = tick
+        self.rooms: dict[str, Room] = {}
+        self.broken: dict[str, str] = {}
+        self._ticker: asyncio.Task[None] | None = None
+
+    # -- life -------------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Reload every unfinished game from the database and start the clock."""
+        records = await self.store.submit(Store.load(unfinished=True))
+        for rec in records:
+            room = self._make(rec)
+            if room is not None and room.status == "playing":
+                async with room.lock:
+                    await self._settle(room)
+        log.info("reloaded %d unfinished room(s)", len(records))
+        self._ticker = asyncio.create_task(self._tick())
+
+    async def stop(self) -> None:
+        if self._ticker is not None:
+            self._ticker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._ticker
+        for room in self.rooms.values():
+            for sub in room.subs:
+                sub.closed = True
+                sub.dirty.set()
+
+    def _make(self, rec: RoomRecord) -> Room | None:
+        try:
+            room = Room(rec, self.timeout)
+        except (WerewolfError, KeyError, ValueError, TypeError) as err:
+            log.error("room %s cannot be replayed: %s", rec.id, err)
+            self.broken[rec.id] = str(err)
+            return None
+        self.rooms[rec.id] = room
+        return room
+
+    async def room(self, room_id: str) -> Room:
+        room = self.rooms.get(room_id)
+        if room is not None:
+            return room
+        if room_id in self.broken:
+            raise ApiError(410, f"room {room_id} cannot be replayed by this version of the engine: "
+                                f"{self.broken[room_id]}")
+        if len(room_id) > 32:
+            raise ApiError(404, f"no room {room_id!r}")
+        records = await self.store.submit(Store.load([room_id]))
+        room = self.rooms.get(room_id)  # loaded meanwhile
+        if room is not None:
+            return room
+        if not records:
+            raise ApiError(404, f"no room {room_id!r}")
+        made = self._make(records[0])
+        if made is None:
+            return await self.room(room_id)
+        return made
+
+    # -- rooms ------------------------------------------------------------------------------
+    async def create(self, *, ruleset: str, deck: str | list[str] | None, options: dict[str, Any],
+                     bots: Iterable[int], seed: int | None, mode: str, lang: str, players: int | None,
+                     timeout: float | None, live_speech: bool = True) -> tuple[Room, str]:
+        if mode not in MODES:
+            raise ApiError(422, f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+        if seed is None:
+            seed = secrets.randbits(63)  # unguessable: the seed decides the deal
+        setup = Setup(ruleset=ruleset, deck=tuple(deck) if isinstance(deck, list) else deck, options=options,
+                      seed=seed, players=players, live_speech=live_speech)
+        try:
+            game = Game(setup)
+        except WerewolfError as err:
+            raise ApiError(422, str(err)) from None
+        n = seat_count(game)
+        bot_seats = sorted(set(bots))
+        bad = [s for s in bot_seats if not 1 <= s <= n]
+        if bad:
+            raise ApiError(422, f"bots: seat(s) {', '.join(map(str, bad))} do not exist (seats 1 to {n})")
+        token = new_token()
+        while True:
+            room_id = secrets.token_urlsafe(6).replace("-", "x").replace("_", "y")
+            if room_id not in self.rooms:
+                break
+        rec = RoomRecord(id=room_id, created=time.time(), status="lobby", setup=setup.as_json(), mode=mode,
+                         lang=lang, bots=bot_seats, host_hash=token_hash(token), timeout=timeout)
+        await self.store.submit(Store.create_room(rec))
+        room = Room(rec, self.timeout)
+        self.rooms[room_id] = room
+        return room, token
+
+    async def join(self, room: Room, name: str, seat: int | None) -> tuple[int, str]:
+        name = " ".join(name.split())
+        if not name:
+            raise ApiError(422, "name must not be empty")
+        if len(name) > MAX_NAME:
+            raise ApiError(422, f"name must be at most {MAX_NAME} characters")
+        async with room.lock:
+            if room.status != "lobby":
+                raise ApiError(409, "the game has started: no more seats can be taken")
+            free = room.free_seats()
+            if seat is None:
+                if not free:
+                    raise ApiError(409, "the room is full")
+                seat = free[0]
+            elif not 1 <= seat <= room.n:
+                raise ApiError(422, f"seat {seat} does not exist (seats 1 to {room.n})")
+            elif seat not in free:
+                raise ApiError(409, f"seat {seat} is taken")
+            token = new_token()
+            p = PlayerRecord(seat, name, token_hash(token))
+            await self.store.submit(Store.add_player(room.id, p))
+            room.names[seat] = name
+            room.hashes[seat] = p.token_hash
+            room.info_version += 1
+            room.changed()
+        return seat, token
+
+    async def start_game(self, room: Room, fill_with_bots: bool) -> None:
+        async with room.lock:
+            if room.status != "lobby":
+                raise ApiError(409, "the game has already started")
+            free = room.free_seats()
+            if free and not fill_with_bots:
+                raise ApiError(409, f"seat(s) {', '.join(map(str, free))} are empty: wait for players, "
+                                    "or start with {\"fill_with_bots\": true}")
+            bots = room.bots | set(free)
+            game = room.game
+            room.bots = bots
+            room.status = "playing"
+            room.run_bots()
+            rows = game.answers[room.committed:]
+            status = "over" if game.over else "playing"
+
+            def write(conn: Any) -> None:
+                Store.set_status(room.id, status, sorted(bots))(conn)
+                Store.append_answers(room.id, 0, rows)(conn)
+
+            try:
+                await self.store.submit(write)
+            except Exception:
+                await self._reload(room)
+                raise ApiError(503, "the database did not store the start: try again") from None
+            room.committed = len(game.answers)
+            room.status = status
+            room.info_version += 1
+            room.changed()
+
+    async def act(self, room: Room, seat: int, move: Move) -> None:
+        """A person's answer: apply, let the bots follow, commit, publish."""
+        await asyncio.shield(asyncio.ensure_future(self._act(room, seat, move)))
+
+    async def _act(self, room: Room, seat: int, move: Move) -> None:
+        async with room.lock:
+            if room.status == "lobby":
+                raise ApiError(409, "the game has not started yet")
+            game = room.game
+            if room.status == "over" or game.over:
+                raise ApiError(409, "the game is over")
+            if not game.pending(seat):
+                raise ApiError(409, f"not your turn: seat {seat} is not asked for anything now ({game.phase})")
+            try:
+                game.answer(seat, move)
+            except IllegalMove as err:
+                raise ApiError(422, str(err)) from None
+            await self._settle(room)
+
+    async def decline(self, room: Room, decisions: list[Decision]) -> None:
+        """Give timed-out decisions their defaults."""
+        async with room.lock:
+            open_now = {id(d) for d in room.game.pending()}
+            took = False
+            for d in decisions:
+                if id(d) in open_now and not room.game.over:
+                    room.game.decline(d)
+                    took = True
+            if took:
+                await self._settle(room)
+
+    async def _settle(self, room: Room) -> None:
+        """Bots answer, the new answers are committed, then everyone is told (lock held)."""
+        game = room.game
+        room.run_bots()
+        rows = game.answers[room.committed:]
+        over = game.over
+        if rows or (over and room.status != "over"):
+            try:
+                await self.store.submit(Store.append_answers(room.id, room.committed, rows,
+                                                             "over" if over else None))
+            except Exception:
+                log.exception("room %s: commit failed", room.id)
+                await self._reload(room)
+                raise ApiError(503, "the database did not store the answer: nothing changed, try again") from None
+            room.committed = len(game.answers)
+            if over:
+                room.status = "over"
+                room.info_version += 1
+        room.changed()
+
+    async def _reload(self, room: Room) -> None:
+        """After a failed commit: the room as the database has it."""
+        try:
+            records = await self.store.submit(Store.load([room.id]))
+        except Exception:
+            records = []
+        if records:
+            fresh = Room(records[0], self.timeout)
+        else:  # the database is gone: back to what was committed
+            rec = room.rec
+            rec.answers = room.game.answers[:room.committed]
+            rec.status = "playing" if room.committed or room.status != "lobby" else "lobby"
+            fresh = Room(rec, self.timeout)
+        room.game, room.status, room.committed = fresh.game, fresh.status, fresh.committed
+        room.bots, room.names, room.hashes = fresh.bots, fresh.names, fresh.hashes
+        room.narrations.clear()
+        room._encoded = {}
+        room._reset_counts()
+        room.info_version += 1
+        room.changed()
+
+    async def view_json(self, room: Room, seat: int | None, host: bool, lang: str | None) -> str:
+        async with room.lock:
+            return room.view_json(seat, host, lang)
+
+    async def push(self, room: Room, sub: Subscriber) -> str | None:
+        """The socket's view if it changed since the last one it was sent, else None."""
+        async with room.lock:
+            sig = room.signature(sub.seat, sub.host, sub.lang)
+            if sig == sub.last:
+                return None
+            sub.last = sig
+            return room.view_json(sub.seat, sub.host, sub.lang)
+
+    # -- the clock --------------------------------------------------------------------------
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(self.tick)
+            now = time.time()
+            for room_id, room in list(self.rooms.items()):
+                if room.status == "over" and not room.subs and now - room.touched > EVICT_AFTER:
+                    del self.rooms[room_id]  # finished and unwatched: reloaded from the database if asked for
+                    continue
+                due = [d for d, t in room.deadlines.values() if t <= now]
+                if due:
+                    try:
+                        await self.decline(room, due)
+                    except ApiError as err:
+                        log.warning("room %s: timeout: %s", room.id, err.message)

@@ -1,0 +1,519 @@
+// The phones' pages: create a room, join, the lobby, each player's own view, the spoken moderator.
+// Plain JavaScript, no build step. Every game text arrives narrated by the server (view.text).
+"use strict";
+
+const LANGS = ["en", "zh-Hant", "zh-Hans"];
+const VOICE_LANG = { en: "en-US", "zh-Hant": "zh-TW", "zh-Hans": "zh-CN" };
+let LANG = pickLang();
+
+function pickLang() {
+  const saved = localStorage.getItem("ww:lang");
+  if (LANGS.includes(saved)) return saved;
+  const nav = (navigator.language || "en").toLowerCase();
+  if (/^zh-(tw|hk|mo|hant)/.test(nav)) return "zh-Hant";
+  if (nav.startsWith("zh")) return "zh-Hans";
+  return "en";
+}
+
+function ui(key) { return (window.UI[LANG] || {})[key] || window.UI.en[key] || key; }
+
+function el(tag, attrs, ...kids) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "text") e.textContent = v;
+    else if (k === "class") e.className = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? "" : v);
+  }
+  for (const kid of kids.flat()) if (kid !== null && kid !== undefined && kid !== false)
+    e.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
+  return e;
+}
+
+function toast(message, ok) {
+  const t = document.getElementById("toast");
+  t.textContent = message;
+  t.className = ok ? "ok" : "bad";
+  t.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => { t.hidden = true; }, 4000);
+}
+
+async function api(method, path, body, token) {
+  const headers = {};
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (token) headers.Authorization = "Bearer " + token;
+  const r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const data = await r.json().catch(() => ({}));
+  if (!r.ok) throw new Error(data.error || r.statusText);
+  return data;
+}
+
+function key(room, what) { return `ww:${room}:${what}`; }
+
+// -- home: create a room ------------------------------------------------------------------------
+async function homePage() {
+  const app = document.getElementById("app");
+  document.getElementById("phase").textContent = "";
+  app.replaceChildren(el("p", { class: "muted", text: "…" }));
+  let decks;
+  try { decks = await api("GET", "/api/decks?lang=" + LANG); } catch (err) { toast(err.message); return; }
+  const rs = el("select", { id: "ruleset", name: "ruleset" });
+  const deck = el("select", { id: "deck", name: "deck" });
+  const bots = el("input", { id: "bots", type: "number", min: "0", value: "0", inputmode: "numeric" });
+  const mode = el("select", { id: "mode" },
+    el("option", { value: "online", text: ui("online") }),
+    el("option", { value: "face_to_face", text: ui("face_to_face") }));
+  for (const r of decks.rulesets) rs.append(el("option", { value: r.id, text: r.name }));
+  const fillDecks = () => {
+    const r = decks.rulesets.find((x) => x.id === rs.value);
+    deck.replaceChildren(...r.decks.map((d) => el("option", { value: d.id,
+      text: `${d.id} · ${d.players} ${ui("players")} · ${summary(d.names)}` })));
+    const pref = r.decks.find((d) => d.players === 12);
+    if (pref) deck.value = pref.id;
+    syncBots();
+  };
+  const players = () => {
+    const r = decks.rulesets.find((x) => x.id === rs.value);
+    return (r.decks.find((d) => d.id === deck.value) || { players: 12 }).players;
+  };
+  const syncBots = () => { bots.max = String(players() - 1); if (+bots.value > players() - 1) bots.value = "0"; };
+  rs.addEventListener("change", fillDecks);
+  deck.addEventListener("change", syncBots);
+  fillDecks();
+  const create = el("button", { id: "create", class: "big primary", text: ui("create_btn"), onclick: async () => {
+    create.disabled = true;
+    const n = players(), b = Math.max(0, Math.min(n - 1, parseInt(bots.value || "0", 10)));
+    const seats = [];
+    for (let s = n - b + 1; s <= n; s++) seats.push(s);
+    try {
+      const room = await api("POST", "/api/rooms",
+        { ruleset: rs.value, deck: deck.value, bots: seats, mode: mode.value, lang: LANG });
+      localStorage.setItem(key(room.room, "host"), room.host_token);
+      location.href = "/r/" + room.room;
+    } catch (err) { toast(err.message); create.disabled = false; }
+  } });
+  app.replaceChildren(el("section", { class: "card" },
+    el("h1", { text: ui("create") }),
+    el("label", {}, ui("ruleset"), rs),
+    el("label", {}, ui("deck"), deck),
+    el("label", {}, ui("bots"), bots), el("p", { class: "muted small", text: ui("bots_hint") }),
+    el("label", {}, ui("mode"), mode),
+    create));
+}
+
+function summary(names) {
+  const counts = new Map();
+  for (const n of names) counts.set(n, (counts.get(n) || 0) + 1);
+  return [...counts].map(([n, c]) => (c > 1 ? `${n}×${c}` : n)).join(", ");
+}
+
+// -- a room ------------------------------------------------------------------------------------
+const S = { room: null, host: null, player: null, ws: null, view: null, retry: 0, closed: false,
+            picked: new Set(), revealed: false, sending: false, draft: "" };
+
+async function roomPage(room) {
+  S.room = room;
+  S.host = localStorage.getItem(key(room, "host"));
+  S.player = localStorage.getItem(key(room, "player"));
+  if (S.player || S.host || localStorage.getItem(key(room, "watch"))) { connect(); return; }
+  try {
+    const info = await api("GET", "/api/rooms/" + room);
+    if (info.status === "lobby") renderJoin(info); else { localStorage.setItem(key(room, "watch"), "1"); connect(); }
+  } catch (err) { toast(err.message); }
+}
+
+function connect() {
+  if (S.ws) { S.closed = true; S.ws.close(); }
+  S.closed = false;
+  const token = S.player || S.host;
+  const q = new URLSearchParams({ lang: LANG });
+  if (token) q.set("token", token); else q.set("spectator", "true");
+  const proto = location.protocol === "https:" ? "wss:" : "ws:";
+  const ws = new WebSocket(`${proto}//${location.host}/api/rooms/${S.room}/ws?${q}`);
+  S.ws = ws;
+  ws.onopen = () => { S.retry = 0; document.getElementById("status").hidden = true; };
+  ws.onmessage = (m) => {
+    const data = JSON.parse(m.data);
+    if (data.error) { toast(data.error); if (/token/.test(data.error)) forget(); return; }
+    S.view = data;
+    render();
+  };
+  ws.onclose = (e) => {
+    if (S.ws !== ws || S.closed) return;
+    if (e.code >= 4400 && e.code < 4500) return;  // refused: a retry would be refused too
+    const st = document.getElementById("status");
+    st.textContent = ui("reconnecting");
+    st.hidden = false;
+    S.retry = Math.min(S.retry + 1, 5);
+    setTimeout(connect, 500 * S.retry);
+  };
+}
+
+function forget() {
+  localStorage.removeItem(key(S.room, "player"));
+  S.player = null;
+}
+
+function seatName(room, n) {
+  const s = room.seats.find((x) => x.seat === n);
+  return s && s.name ? s.name : s && s.bot ? "🤖" : "";
+}
+
+function renderJoin(info) {
+  const app = document.getElementById("app");
+  const name = el("input", { id: "name", maxlength: "40", autocomplete: "nickname", placeholder: ui("name"),
+                             value: localStorage.getItem("ww:name") || "" });
+  const go = el("button", { id: "join", class: "big primary", text: ui("join_btn"), onclick: () => join(name, go) });
+  name.addEventListener("keydown", (e) => { if (e.key === "Enter") join(name, go); });
+  app.replaceChildren(
+    el("section", { class: "card" }, el("h1", { text: ui("join") }), el("p", { class: "muted",
+      text: `${info.ruleset} · ${info.deck || ""} · ${info.players} ${ui("players")}` }), name, go),
+    seatsCard(info, null),
+    el("button", { class: "link", text: ui("watch"), onclick: () => {
+      localStorage.setItem(key(S.room, "watch"), "1"); connect(); } }));
+}
+
+async function join(input, button) {
+  const name = input.value.trim();
+  if (!name) { input.focus(); return; }
+  button.disabled = true;
+  try {
+    const j = await api("POST", `/api/rooms/${S.room}/join`, { name });
+    localStorage.setItem(key(S.room, "player"), j.token);
+    localStorage.setItem("ww:name", name);
+    S.player = j.token;
+    connect();
+  } catch (err) { toast(err.message); button.disabled = false; }
+}
+
+function seatsCard(room, me) {
+  const dead = S.view ? deadSeats(S.view.events) : new Set();
+  return el("section", { class: "card", id: "seats" }, el("h2", { text: ui("seats") }),
+    el("ol", { class: "seats" }, room.seats.map((s) => el("li", {
+      class: [s.seat === me ? "me" : "", dead.has(s.seat) ? "dead" : "", s.taken ? "" : "free"].join(" ") },
+      el("b", { text: String(s.seat) }),
+      el("span", { text: s.name || (s.bot ? "🤖 " + ui("bot") : ui("empty")) }),
+      s.seat === me ? el("em", { text: ui("you") }) : null))));
+}
+
+function deadSeats(events) {
+  const dead = new Set();
+  for (const e of events) {
+    if (e.type === "death" && typeof e.seat === "number") dead.add(e.seat);
+    if (e.type === "announce" && Array.isArray(e.seats)) e.seats.forEach((s) => dead.add(s));
+  }
+  return dead;
+}
+
+function render() {
+  const v = S.view;
+  document.getElementById("phase").textContent = v.text ? v.text.phase : v.phase;
+  if (v.room.status === "lobby") renderLobby(v); else renderGame(v);
+  voiceFeed(v);
+}
+
+function renderLobby(v) {
+  const app = document.getElementById("app");
+  const parts = [];
+  if (v.host || S.host) {  // the host's phone may also hold a seat
+    const link = `${location.origin}/r/${S.room}`;
+    const copy = el("button", { class: "small", text: ui("copy"), onclick: async () => {
+      try { await navigator.clipboard.writeText(link); toast(ui("copied"), true); } catch (e) { toast(link, true); }
+    } });
+    const empty = v.room.seats.filter((s) => !s.taken).length;
+    parts.push(el("section", { class: "card", id: "share" }, el("h2", { text: ui("share") }),
+      el("img", { class: "qr", src: `/api/rooms/${S.room}/qr.svg`, alt: link }),
+      el("p", { class: "link-line" }, el("a", { href: link, text: link }), copy),
+      el("p", { class: "muted small", text: ui("host_hint") }),
+      el("button", { id: "start", class: "big primary", text: empty ? ui("start_fill") : ui("start"),
+        onclick: async (e) => {
+          e.target.disabled = true;
+          try { await api("POST", `/api/rooms/${S.room}/start`, { fill_with_bots: true }, S.host); }
+          catch (err) { toast(err.message); e.target.disabled = false; }
+        } })));
+  }
+  if (v.seat === null && !S.player && v.room.seats.some((s) => !s.taken)) {
+    const name = el("input", { id: "name", maxlength: "40", placeholder: ui("name"),
+                               value: localStorage.getItem("ww:name") || "" });
+    const go = el("button", { id: "join", class: "big", text: ui("join_btn"), onclick: () => join(name, go) });
+    parts.push(el("section", { class: "card" }, el("h2", { text: ui("join") }), name, go));
+  }
+  if (v.seat !== null && !S.host) parts.push(el("p", { class: "waiting", text: ui("waiting_host") }));
+  parts.push(seatsCard(v.room, v.seat));
+  app.replaceChildren(...parts);
+}
+
+function renderGame(v) {
+  const app = document.getElementById("app");
+  const t = v.text || { events: [], decisions: [] };
+  const parts = [];
+  if (v.game_over && t.result) parts.push(resultCard(v, t));
+  if (v.seat !== null) {
+    parts.push(roleCard(v, t));
+    if (!v.game_over) parts.push(decisionCard(v, t));
+  } else {
+    parts.push(moderatorCard(v, t));
+  }
+  parts.push(logCard(v, t));
+  parts.push(seatsCard(v.room, v.seat));
+  const focused = document.activeElement && document.activeElement.id === "speech" ? true : false;
+  app.replaceChildren(...parts);
+  if (focused) { const s = document.getElementById("speech"); if (s) { s.focus(); } }
+}
+
+function roleCard(v, t) {
+  const card = el("section", { class: "card role " + (S.revealed ? "open" : "closed"), id: "role",
+    onclick: () => { S.revealed = !S.revealed; render(); } });
+  card.append(el("div", { class: "role-head" }, el("span", { text: ui("role") }),
+    el("span", { class: "seat-tag", text: `${t.seat || ""} ${seatName(v.room, v.seat)}` })));
+  if (!t.role) return card;
+  if (S.revealed) {
+    card.append(el("h2", { text: t.role.name }), el("p", { text: t.role.description }),
+      el("p", { class: "muted", text: t.role.side }), el("p", { class: "hint", text: ui("hide") }));
+  } else {
+    card.append(el("p", { class: "hint", text: ui("show") }));
+  }
+  return card;
+}
+
+function decisionCard(v, t) {
+  const card = el("section", { class: "card decide", id: "decide" });
+  if (!t.decisions || !t.decisions.length) {
+    card.append(el("p", { class: "waiting", text: ui("waiting") }));
+    return card;
+  }
+  if (v.deadline) card.append(countdown(v.deadline));
+  for (const d of t.decisions) {
+    card.append(el("h2", { text: d.title }), el("p", { class: "prompt", text: d.prompt }));
+    if (d.act === "speak") card.append(speakBox(v, d));
+    else if ((d.kind === "pair" || d.kind === "subset") && d.options.length > 8) card.append(seatPicker(v, d));
+    else {
+      // Many seats to choose from: a grid of seat buttons; "nobody" and the like across the bottom.
+      const seats = d.options.filter((o) => typeof o.move.target === "number").length;
+      const grid = seats > 4;
+      card.append(el("div", { class: grid ? "options seats-grid" : "options" }, d.options.map((o) => {
+        const b = optionButton(v, o);
+        if (grid && typeof o.move.target !== "number") b.classList.add("wide");
+        return b;
+      })));
+    }
+  }
+  return card;
+}
+
+function optionLabel(v, o) {
+  const target = o.move.target;
+  const name = typeof target === "number" ? seatName(v.room, target) : "";
+  return name ? `${o.label} · ${name}` : o.label;
+}
+
+function optionButton(v, o) {
+  return el("button", { class: "big option", "data-move": JSON.stringify(o.move), text: optionLabel(v, o),
+                        onclick: () => act(o.move) });
+}
+
+function speakBox(v, d) {
+  if (v.room.mode === "face_to_face") {
+    return el("button", { class: "big primary", id: "done-speaking", text: ui("done_speaking"),
+                          onclick: () => act({ act: "speak", text: null }) });
+  }
+  const box = el("textarea", { id: "speech", rows: "3", maxlength: "2000", placeholder: ui("say_hint") });
+  box.value = S.draft;
+  box.addEventListener("input", () => { S.draft = box.value; });
+  return el("div", { class: "speak" }, box, el("div", { class: "row" },
+    el("button", { class: "big primary", id: "send-speech", text: ui("send"), onclick: () => {
+      const text = box.value.trim(); S.draft = ""; act({ act: "speak", text: text || null }); } }),
+    el("button", { class: "big", id: "pass-speech", text: ui("pass"), onclick: () => {
+      S.draft = ""; act({ act: "speak", text: null }); } })));
+}
+
+function seatPicker(v, d) {
+  const arg = d.arg || "targets";
+  const need = d.kind === "pair" ? 2 : d.most;
+  const wrap = el("div", { class: "picker" }, el("p", { class: "muted small", text: ui("choose_seats") }));
+  const grid = el("div", { class: "options grid" });
+  for (const s of d.targets) {
+    grid.append(el("button", { class: "seat-pick" + (S.picked.has(s) ? " on" : ""),
+      text: `${s} ${seatName(v.room, s)}`, onclick: () => {
+        if (S.picked.has(s)) S.picked.delete(s); else if (S.picked.size < need) S.picked.add(s);
+        render();
+      } }));
+  }
+  wrap.append(grid);
+  const chosen = [...S.picked].sort((a, b) => a - b);
+  const match = d.options.find((o) => Array.isArray(o.move[arg]) &&
+    [...o.move[arg]].sort((a, b) => a - b).join(",") === chosen.join(","));
+  wrap.append(el("button", { class: "big primary", text: ui("confirm"), disabled: !match || !chosen.length,
+                             onclick: () => { S.picked.clear(); act(match.move); } }));
+  const none = d.options.find((o) => o.move[arg] === null || (Array.isArray(o.move[arg]) && !o.move[arg].length));
+  if (none) wrap.append(optionButton(v, none));
+  return wrap;
+}
+
+async function act(move) {
+  if (S.sending) return;
+  S.sending = true;
+  document.querySelectorAll("#decide button").forEach((b) => { b.disabled = true; });
+  try { await api("POST", `/api/rooms/${S.room}/act`, move, S.player); }
+  catch (err) { toast(err.message); render(); }
+  finally { S.sending = false; }
+}
+
+function countdown(deadline) {
+  const span = el("span", { class: "count" });
+  const tick = () => {
+    const left = Math.max(0, Math.round(deadline - Date.now() / 1000));
+    span.textContent = `${ui("time_left")}: ${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+  };
+  tick();
+  clearInterval(countdown.timer);
+  countdown.timer = setInterval(tick, 1000);
+  return el("p", { class: "deadline" }, span);
+}
+
+function logCard(v, t) {
+  const list = el("ol", { class: "log", id: "log" });
+  const lines = [];
+  v.events.forEach((e, i) => { const s = t.events[i]; if (s) lines.push([e, s]); });
+  for (const [e, s] of lines.reverse()) list.append(el("li", { class: "ev-" + e.type, text: s }));
+  return el("section", { class: "card" }, el("h2", { text: ui("log") }), list);
+}
+
+function resultCard(v, t) {
+  const r = t.result;
+  const card = el("section", { class: "card result", id: "result" }, el("h1", { text: ui("game_over") }),
+    el("p", { class: "winners", text: r.winners }));
+  if (r.you) card.append(el("p", { class: "you " + (v.game_over.seats.includes(v.seat) ? "won" : "lost"),
+                                   text: r.you }));
+  if (r.roles.length) {
+    card.append(el("h2", { text: ui("roles") }), el("table", { class: "roles" }, r.roles.map((x) => el("tr", {
+      class: (v.game_over.seats.includes(x.seat) ? "won" : "") + (x.seat === v.seat ? " me" : "") },
+      el("td", { text: String(x.seat) }), el("td", { text: seatName(v.room, x.seat) }),
+      el("td", { text: x.name })))));
+  }
+  const replay = el("ol", { class: "log replay", id: "replay" });
+  card.append(el("button", { class: "big", id: "show-replay", text: ui("full_log"), onclick: async (e) => {
+    e.target.disabled = true;
+    try {
+      const log = await api("GET", `/api/rooms/${S.room}/log?lang=${LANG}`);
+      log.events.forEach((ev, i) => {
+        if (!log.text[i]) return;
+        const secret = Array.isArray(ev.to);
+        replay.append(el("li", { class: "ev-" + ev.type + (secret ? " secret" : ""),
+          text: (secret ? `[${ev.to.join(",") || "⚖"}] ` : "") + log.text[i] }));
+      });
+    } catch (err) { toast(err.message); e.target.disabled = false; }
+  } }), replay, el("p", {}, el("a", { href: "/", text: ui("new_room") })));
+  return card;
+}
+
+// -- the moderator's voice (face-to-face play) --------------------------------------------------
+const VOICE = { on: false, queue: [], seen: -1, speaking: "", busy: false, pause: 6, turn: "", turnStart: 0 };
+window.__spoken = [];
+
+function moderatorCard(v, t) {
+  const card = el("section", { class: "card moderator", id: "moderator" },
+    el("h2", { text: v.host ? ui("moderator") : ui("spectator") }));
+  if (t.speaking && t.speaking.length) {
+    const key = t.speaking.join(" ");
+    if (VOICE.turn !== key) { VOICE.turn = key; VOICE.turnStart = Date.now(); }
+    const clock = el("span", { class: "count" });
+    const tick = () => {
+      const s = Math.floor((Date.now() - VOICE.turnStart) / 1000);
+      clock.textContent = ` ⏱ ${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+    };
+    tick();
+    clearInterval(moderatorCard.timer);
+    moderatorCard.timer = setInterval(tick, 1000);
+    card.append(el("p", { class: "speaking" }, el("b", { text: ui("speaking_now") + ": " }), key, clock));
+  }
+  if (v.room.mode === "face_to_face" || v.host) {
+    const pause = el("input", { type: "number", min: "0", max: "30", value: String(VOICE.pause), class: "narrow",
+      onchange: (e) => { VOICE.pause = Math.max(0, +e.target.value || 0); } });
+    card.append(el("button", { class: "big" + (VOICE.on ? "" : " primary"), id: "voice",
+      text: VOICE.on ? ui("voice_off") : ui("voice_on"), onclick: () => toggleVoice() }),
+      el("label", { class: "inline" }, ui("pause"), pause));
+  }
+  return card;
+}
+
+function toggleVoice() {
+  VOICE.on = !VOICE.on;
+  VOICE.queue = [];
+  if (VOICE.on) {
+    VOICE.seen = -1;  // the next view starts from the current line
+    if (navigator.wakeLock) navigator.wakeLock.request("screen").catch(() => {});
+    say({ text: S.view && S.view.text ? S.view.text.phase : "", type: "hello" });
+  } else if (window.speechSynthesis) {
+    speechSynthesis.cancel();
+  }
+  render();
+}
+
+function voiceFeed(v) {
+  if (!VOICE.on || v.seat !== null || !v.text) return;
+  const t = v.text;
+  if (VOICE.seen < 0) VOICE.seen = Math.max(0, v.events.length - 1);
+  for (let i = VOICE.seen; i < v.events.length; i++) {
+    const e = v.events[i];
+    if (e.type === "speech" || e.type === "ballots" || !t.events[i]) continue;
+    say({ text: t.events[i], type: e.type });
+  }
+  VOICE.seen = v.events.length;
+  const speaking = (t.speaking || []).join(" ");
+  if (speaking && speaking !== VOICE.speaking) say({ text: speaking, type: "turn" });
+  VOICE.speaking = speaking;
+}
+
+function say(line) {
+  if (!line.text) return;
+  VOICE.queue.push(line);
+  if (!VOICE.busy) next();
+}
+
+function next() {
+  const line = VOICE.queue.shift();
+  if (!line) { VOICE.busy = false; return; }
+  VOICE.busy = true;
+  window.__spoken.push(line.text);
+  // A night step lasts at least VOICE.pause seconds, whether or not its role is in play, so that the
+  // table cannot tell a dead or absent role from a live one.
+  const after = () => setTimeout(next, line.type === "step" ? VOICE.pause * 1000 : 400);
+  const synth = window.speechSynthesis;
+  if (!synth || typeof SpeechSynthesisUtterance === "undefined") { setTimeout(after, 50 * line.text.length); return; }
+  const u = new SpeechSynthesisUtterance(line.text);
+  u.lang = VOICE_LANG[LANG] || "en-US";
+  const voice = synth.getVoices().find((x) => x.lang && x.lang.replace("_", "-").startsWith(u.lang));
+  if (voice) u.voice = voice;
+  let done = false;
+  const finish = () => { if (!done) { done = true; after(); } };
+  u.onend = finish;
+  u.onerror = finish;
+  setTimeout(finish, 1000 + 150 * line.text.length);  // no voice installed: never stall
+  synth.speak(u);
+}
+
+// -- start ---------------------------------------------------------------------------------------
+function setLang(lang) {
+  LANG = lang;
+  localStorage.setItem("ww:lang", lang);
+  document.documentElement.lang = lang;
+  document.querySelectorAll("[data-ui]").forEach((n) => { n.textContent = ui(n.dataset.ui); });
+  document.title = ui("title");
+}
+
+function main() {
+  const picker = document.getElementById("lang");
+  picker.value = LANG;
+  setLang(LANG);
+  picker.addEventListener("change", () => {
+    setLang(picker.value);
+    if (S.room) connect(); else homePage();
+  });
+  const m = location.pathname.match(/^\/r\/([A-Za-z0-9_-]+)/);
+  if (m) roomPage(m[1]); else homePage();
+}
+
+main();

@@ -1,0 +1,286 @@
+"""Storage: every room and game as records and an append-only log (SQLAlchemy).
+
+Tables:
+
+- ``rooms``: one row a room: the game's setup (ruleset, deck or seats, options,
+  seed) as JSON, the mode, the language, the bot seats, the host token's hash and
+  the status (``lobby``, ``playing``, ``over``).
+- ``players``: one row a taken seat: the name and the player token's hash.
+- ``answers``: the game's log of answers, one row each, numbered from 0 in the
+  order the engine took them: ``(seat, act, value)`` with ``value`` as JSON.
+  Rows are only ever inserted; the primary key ``(room, idx)`` makes a doubled
+  answer impossible. ``Game.replay(setup, answers)`` rebuilds the game exactly.
+
+Writes go through one writer thread that commits whatever is queued in one
+transaction (group commit) and then resolves each caller's future: a caller is
+told "stored" only once its rows are committed. SQLite runs in WAL mode; with
+``synchronous=NORMAL`` a commit survives the death of the process (SIGKILL), and
+``sync="full"`` also survives a power cut, at the cost of an fsync per batch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import os
+import queue
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from sqlalchemy import (
+    Column,
+    Float,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    event,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.engine import Connection, Engine
+
+T = TypeVar("T")
+
+metadata = MetaData()
+
+rooms = Table(
+    "rooms", metadata,
+    Column("id", String(32), primary_key=True),
+    Column("created", Float, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("setup", Text, nullable=False),
+    Column("mode", String(16), nullable=False),
+    Column("lang", String(16), nullable=False),
+    Column("bots", Text, nullable=False),
+    Column("host_hash", String(64), nullable=False),
+    Column("timeout", Float, nullable=True),
+)
+
+players = Table(
+    "players", metadata,
+    Column("room_id", String(32), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("name", String(64), nullable=False),
+    Column("token_hash", String(64), nullable=False),
+    Column("joined", Float, nullable=False),
+)
+
+answers = Table(
+    "answers", metadata,
+    Column("room_id", String(32), primary_key=True),
+    Column("idx", Integer, primary_key=True),
+    Column("seat", Integer, nullable=False),
+    Column("act", String(32), nullable=False),
+    Column("value", Text, nullable=False),
+    Column("at", Float, nullable=False),
+)
+
+def database_url(database: str | None) -> str:
+    """A SQLAlchemy URL from ``--database``: a file path (SQLite) or a URL.
+
+    ``postgresql://`` and ``postgres://`` URLs use the psycopg (3) driver.
+    """
+    if not database:
+        database = "werewolf.sqlite"
+    if "://" not in database:
+        return "sqlite:///" + os.path.abspath(database)
+    for prefix in ("postgresql://", "postgres://"):
+        if database.startswith(prefix):
+            return "postgresql+psycopg://" + database[len(prefix):]
+    return database
+
+
+@dataclass
+class PlayerRecord:
+    seat: int
+    name: str
+    token_hash: str
+
+
+@dataclass
+class RoomRecord:
+    id: str
+    created: float
+    status: str
+    setup: dict[str, Any]
+    mode: str
+    lang: str
+    bots: list[int]
+    host_hash: str
+    timeout: float | None
+    players: list[PlayerRecord] = field(default_factory=list)
+    answers: list[tuple[int, str, Any]] = field(default_factory=list)
+
+
+_STOP = object()
+
+
+class Store:
+    """The database, written by one thread that commits queued writes together."""
+
+    def __init__(self, url: str, *, sync: str = "normal") -> None:
+        self.url = url
+        self.engine: Engine = _engine(url, sync)
+        metadata.create_all(self.engine)
+        self._queue: queue.Queue[Any] = queue.Queue()
+        self._thread = threading.Thread(target=self._run, name="werewolf-store", daemon=True)
+        self._thread.start()
+        self.batches = 0  # number of transactions committed (for the load figures)
+
+    # -- running work in the writer thread ------------------------------------------------
+    def call(self, fn: Callable[[Connection], T]) -> T:
+        """Run ``fn`` in a transaction of the writer thread and wait for its result."""
+        fut: concurrent.futures.Future[T] = concurrent.futures.Future()
+        self._queue.put((fn, fut))
+        return fut.result()
+
+    def submit(self, fn: Callable[[Connection], T]) -> asyncio.Future[T]:
+        """Queue ``fn``; the returned future resolves once its transaction is committed."""
+        fut: concurrent.futures.Future[T] = concurrent.futures.Future()
+        self._queue.put((fn, fut))
+        return asyncio.wrap_future(fut)
+
+    def close(self) -> None:
+        if self._thread.is_alive():
+            self._queue.put(_STOP)
+            self._thread.join(timeout=10)
+        self.engine.dispose()
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is _STOP:
+                return
+            batch = [item]
+            stop = False
+            while len(batch) < 1000:
+                try:
+                    more = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if more is _STOP:
+                    stop = True
+                    break
+                batch.append(more)
+            self._commit(batch)
+            if stop:
+                return
+
+    def _commit(self, batch: list[tuple[Callable[[Connection], Any], concurrent.futures.Future[Any]]]) -> None:
+        try:
+            with self.engine.begin() as conn:
+                results = [fn(conn) for fn, _ in batch]
+        except Exception:
+            # One bad write must not sink the others: redo them one by one.
+            if len(batch) == 1:
+                fn, fut = batch[0]
+                try:
+                    with self.engine.begin() as conn:
+                        fut.set_result(fn(conn))
+                except Exception as err:  # noqa: BLE001 - handed to the caller
+                    fut.set_exception(err)
+                return
+            for one in batch:
+                self._commit([one])
+            return
+        self.batches += 1
+        for (_, fut), result in zip(batch, results):
+            fut.set_result(result)
+
+    # -- the writes ---------------------------------------------------------------------------
+    @staticmethod
+    def create_room(rec: RoomRecord) -> Callable[[Connection], None]:
+        def run(conn: Connection) -> None:
+            conn.execute(insert(rooms).values(
+                id=rec.id, created=rec.created, status=rec.status, setup=json.dumps(rec.setup),
+                mode=rec.mode, lang=rec.lang, bots=json.dumps(rec.bots), host_hash=rec.host_hash,
+                timeout=rec.timeout))
+        return run
+
+    @staticmethod
+    def add_player(room_id: str, p: PlayerRecord) -> Callable[[Connection], None]:
+        def run(conn: Connection) -> None:
+            conn.execute(insert(players).values(room_id=room_id, seat=p.seat, name=p.name,
+                                                token_hash=p.token_hash, joined=time.time()))
+        return run
+
+    @staticmethod
+    def set_status(room_id: str, status: str, bots: Sequence[int] | None = None) -> Callable[[Connection], None]:
+        def run(conn: Connection) -> None:
+            values: dict[str, Any] = {"status": status}
+            if bots is not None:
+                values["bots"] = json.dumps(sorted(bots))
+            conn.execute(update(rooms).where(rooms.c.id == room_id).values(**values))
+        return run
+
+    @staticmethod
+    def append_answers(room_id: str, start: int, rows: Sequence[tuple[int, str, Any]],
+                       status: str | None = None) -> Callable[[Connection], None]:
+        """Answers ``start``, ``start + 1``, ... of a room (and its new status, in the same transaction)."""
+        now = time.time()
+        values = [{"room_id": room_id, "idx": start + i, "seat": seat, "act": act,
+                   "value": json.dumps(value), "at": now} for i, (seat, act, value) in enumerate(rows)]
+
+        def run(conn: Connection) -> None:
+            if values:
+                conn.execute(insert(answers), values)
+            if status is not None:
+                conn.execute(update(rooms).where(rooms.c.id == room_id).values(status=status))
+        return run
+
+    # -- the reads ------------------------------------------------------------------------------
+    @staticmethod
+    def load(room_ids: Sequence[str] | None = None, *, unfinished: bool = False
+             ) -> Callable[[Connection], list[RoomRecord]]:
+        """Rooms with their players and answers: by id, or every unfinished one."""
+        def run(conn: Connection) -> list[RoomRecord]:
+            q = select(rooms)
+            if room_ids is not None:
+                q = q.where(rooms.c.id.in_(list(room_ids)))
+            if unfinished:
+                q = q.where(rooms.c.status != "over")
+            out: dict[str, RoomRecord] = {}
+            for r in conn.execute(q.order_by(rooms.c.created)):
+                out[r.id] = RoomRecord(id=r.id, created=r.created, status=r.status, setup=json.loads(r.setup),
+                                       mode=r.mode, lang=r.lang, bots=json.loads(r.bots), host_hash=r.host_hash,
+                                       timeout=r.timeout)
+            if not out:
+                return []
+            ids = list(out)
+            for chunk in _chunks(ids, 500):
+                for p in conn.execute(select(players).where(players.c.room_id.in_(chunk))
+                                      .order_by(players.c.room_id, players.c.seat)):
+                    out[p.room_id].players.append(PlayerRecord(p.seat, p.name, p.token_hash))
+                for a in conn.execute(select(answers).where(answers.c.room_id.in_(chunk))
+                                      .order_by(answers.c.room_id, answers.c.idx)):
+                    out[a.room_id].answers.append((a.seat, a.act, json.loads(a.value)))
+            return list(out.values())
+        return run
+
+
+def _chunks(items: list[str], n: int) -> list[list[str]]:
+    return [items[i:i + n] for i in range(0, len(items), n)]
+
+
+def _engine(url: str, sync: str) -> Engine:
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        level = "FULL" if sync == "full" else "NORMAL"
+
+        @event.listens_for(engine, "connect")
+        def _pragmas(dbapi_conn: Any, _record: Any) -> None:
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute(f"PRAGMA synchronous={level}")
+            cur.close()
+
+        return engine
+    return create_engine(url, pool_pre_ping=True)

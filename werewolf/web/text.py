@@ -1,0 +1,221 @@
+"""The words of a view, rendered on the server from the message catalogues (``werewolf.i18n``).
+
+``render`` adds to a seat's view everything its phone shows as text: each event
+narrated for that seat, the role card, the phase, each pending decision's prompt
+and option labels, the result. The browser only lays it out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from werewolf.core.decisions import AnyOf, Decision, Flag, Move
+from werewolf.i18n import (
+    faction_name,
+    has,
+    narrate,
+    normalize_lang,
+    phase_name,
+    role_description,
+    role_name,
+    t,
+)
+from werewolf.roles import ROLES
+
+if TYPE_CHECKING:
+    from werewolf.web.rooms import Room
+
+
+def _t(key: str, lang: str, fallback: str | None = None, **fields: Any) -> str:
+    if has(key, lang):
+        try:
+            return t(key, lang, **fields)
+        except (KeyError, IndexError, ValueError):
+            pass
+    return fallback if fallback is not None else key
+
+
+def narrations(room: Room, seat: int | None, lang: str, events: list[dict[str, Any]]) -> list[str | None]:
+    """Each visible event as a sentence for ``seat`` (cached: a seat's visible events only grow)."""
+    cache = room.narrations.setdefault((seat, lang), [])
+    if len(cache) > len(events):  # the room was rebuilt
+        cache.clear()
+    for e in events[len(cache):]:
+        try:
+            cache.append(narrate(e, lang, seat))
+        except Exception:  # noqa: BLE001 - a missing message must not break the view
+            cache.append(None)
+    return cache
+
+
+def render(room: Room, v: Mapping[str, Any], seat: int | None, lang: str) -> dict[str, Any]:
+    lang = normalize_lang(lang)
+    ruleset = room.setup.ruleset
+    events: list[dict[str, Any]] = v["events"]
+    role = v.get("role")
+    out: dict[str, Any] = {
+        "lang": lang,
+        "ruleset": _t(f"ruleset.{ruleset}", lang, ruleset),
+        "phase": phase_name(v["phase"], lang) if v["phase"] != "lobby" else "",
+        "events": narrations(room, seat, lang, events),
+        "seat": _t("fmt.seat", lang, str(seat), n=seat) if seat is not None else None,
+        "role": None,
+        "decisions": [],
+        "result": None,
+    }
+    if role:
+        faction = ROLES[role].faction if role in ROLES else None
+        out["role"] = {
+            "name": _safe(role_name, role, lang, default=role),
+            "description": _safe(role_description, role, lang, ruleset, default=""),
+            "side": _t("ui.side", lang, "", faction=faction_name(faction, lang)) if faction else "",
+        }
+    if seat is not None and room.status == "playing":
+        for d in room.game.pending(seat):
+            out["decisions"].append(decision_text(room, d, seat, lang, role, events))
+    # Whose speaking turn it is (public: the moderator announces it).
+    out["speaking"] = [turn_text(d, lang, None) for d in room.game.pending() if d.act == "speak"] \
+        if room.status == "playing" else []
+    result = v.get("game_over")
+    if result is not None:
+        teams = result.get("teams") or []
+        names = [_t(f"team.{x}", lang, x) for x in teams]
+        out["result"] = {
+            "winners": _t("ui.winners", lang, ", ".join(names), teams=_t("fmt.list_sep", lang, ", ").join(names))
+            if teams else _t("ui.draw", lang, "draw"),
+            "you": None if seat is None else _t("ui.you_won" if seat in result.get("seats", []) else "ui.you_lost",
+                                                lang),
+            "roles": final_roles(room, lang),
+        }
+    return out
+
+
+def _safe(fn: Any, *args: Any, default: str) -> str:
+    try:
+        return str(fn(*args))
+    except (KeyError, TypeError, ValueError):
+        return default
+
+
+def final_roles(room: Room, lang: str) -> list[dict[str, Any]]:
+    """Every seat's role, from the public ``roles`` event of the game's end."""
+    for e in reversed(room.game.events):
+        if e.type == "roles" and e.to is None:
+            roles = e.data.get("roles") or {}
+            return [{"seat": int(s), "role": r, "name": _safe(role_name, r, lang, default=r)}
+                    for s, r in sorted(roles.items(), key=lambda kv: int(kv[0]))]
+    return []
+
+
+def turn_text(d: Decision, lang: str, viewer: int | None) -> str:
+    """A speaking turn announced: "Seat 3 speaks." / "Your turn to speak."."""
+    part = getattr(d, "part", "discussion")
+    event = ({"type": "last_words", "phase": "", "seat": d.seat} if part == "last_words"
+             else {"type": "speech", "phase": "", "seat": d.seat, "part": part})
+    try:
+        return narrate(event, lang, viewer) or ""
+    except Exception:  # noqa: BLE001
+        return ""
+
+
+def decision_text(room: Room, d: Decision, seat: int, lang: str, role: str | None,
+                  events: list[dict[str, Any]]) -> dict[str, Any]:
+    acts = d.acts
+    if d.act == "speak":
+        prompt = turn_text(d, lang, seat)
+    elif isinstance(d, AnyOf):
+        prompt = _t("prompt.any_of", lang, d.act,
+                    acts=_t("fmt.list_sep", lang, ", ").join(act_name(a, lang) for a in acts))
+    else:
+        prompt = next((_t(k, lang) for k in (f"prompt.{d.act}.{role}", f"prompt.{d.act}") if has(k, lang)),
+                      act_name(d.act, lang))
+    options = d.options()
+    return {
+        "act": d.act,
+        "kind": type(d).__name__.lower(),
+        "title": " / ".join(act_name(a, lang) for a in acts),
+        "prompt": prompt,
+        "interrupt": d.interrupt,
+        "arg": getattr(d, "arg", None),
+        "targets": list(getattr(d, "targets", ()) or ()),
+        "most": getattr(d, "most", None),
+        "part": getattr(d, "part", None),
+        "options": [{"move": o, "label": option_label(d, o, lang, seat, events)} for o in options],
+    }
+
+
+def act_name(act: str, lang: str) -> str:
+    return _t(f"act.{act}", lang, act)
+
+
+def seat_label(n: Any, lang: str) -> str:
+    return _t("fmt.none", lang, "-") if n is None else _t("fmt.seat", lang, str(n), n=n)
+
+
+def option_label(d: Decision, move: Move, lang: str, seat: int, events: list[dict[str, Any]]) -> str:
+    act = str(move.get("act"))
+    args = {k: v for k, v in move.items() if k not in ("act", "seat", "when")}
+    alternatives = isinstance(d, AnyOf)
+    if args.get("value") is False or (args and all(v is None for v in args.values())):
+        if alternatives:
+            return _t("option.pass", lang, "-")
+        kind = "no" if "value" in args else "none"
+        return _t(f"option.{kind}.{act}", lang, _t(f"option.{kind}", lang, kind))
+    if act == "explode" and args.get("target") is not None:
+        return _t("option.explode_target", lang, act, target=seat_label(args["target"], lang))
+    if not args or args == {"value": True}:
+        if act == "save":
+            victim = tonight_victim(events, seat)
+            if victim is not None:
+                return _t("option.save_target", lang, act, target=seat_label(victim, lang))
+        if has(f"option.yes.{act}", lang):
+            return _t(f"option.yes.{act}", lang)
+        if alternatives or not isinstance(d, Flag):
+            return act_name(act, lang)
+        return _t("option.yes", lang, "yes")
+    sep = _t("fmt.list_sep", lang, ", ")
+    text = sep.join(arg_text(k, v, lang, seat, events) for k, v in args.items())
+    return _t("option.act", lang, text, act=act_name(act, lang), arg=text) if alternatives else text
+
+
+def arg_text(name: str, value: Any, lang: str, seat: int, events: list[dict[str, Any]]) -> str:
+    if value is None:
+        return _t("fmt.none", lang, "-")
+    if name in ("target", "seat"):
+        return seat_label(value, lang)
+    if name == "card":
+        return card_label(value, lang, seat, events)
+    if name == "cards" and isinstance(value, list) and len(value) == 2:
+        return _t("fmt.pair", lang, str(value), a=card_label(value[0], lang, seat, events),
+                  b=card_label(value[1], lang, seat, events))
+    if isinstance(value, list) and not value:
+        return _t("option.none", lang, "-")
+    if isinstance(value, list) and len(value) == 2:
+        return _t("fmt.pair", lang, str(value), a=seat_label(value[0], lang), b=seat_label(value[1], lang))
+    if isinstance(value, list):
+        return _t("fmt.list_sep", lang, ", ").join(seat_label(v, lang) for v in value)
+    return _t(f"value.{name}.{value}", lang, str(value))
+
+
+def card_label(n: int, lang: str, seat: int, events: list[dict[str, Any]]) -> str:
+    """A centre card, with its role when this seat has been shown the cards (the thief)."""
+    for e in reversed(events):
+        if e.get("type") == "bottom_cards" and e.get("seat") == seat:
+            cards = e.get("cards") or []
+            if 1 <= n <= len(cards):
+                return _t("fmt.card_role", lang, str(n), n=n, role=_safe(role_name, cards[n - 1], lang,
+                                                                          default=cards[n - 1]))
+            break
+    return _t("fmt.card", lang, str(n), n=n)
+
+
+def tonight_victim(events: list[dict[str, Any]], seat: int) -> int | None:
+    """Tonight's victim as shown to this seat (the witch), if any."""
+    for e in reversed(events):
+        if e.get("type") == "victim" and e.get("seat") == seat:
+            target = e.get("target")
+            return target if isinstance(target, int) else None
+        if e.get("type") in ("night", "day"):
+            break
+    return None
