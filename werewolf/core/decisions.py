@@ -14,7 +14,8 @@ where the rules force a choice).
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 Move = dict[str, Any]
@@ -73,13 +74,16 @@ def _unknown_keys(move: Move, allowed: Iterable[str]) -> str | None:
     return None
 
 
+_NONE_FORBIDDEN: Mapping[int, str] = MappingProxyType({})
+
+
 class Target(Decision):
     """Choose one seat (``target``), or ``null`` for no action when optional."""
 
     __slots__ = ("targets", "optional", "forbidden", "arg")
 
     def __init__(self, seat: int, act: str, targets: Sequence[int], *, optional: bool = True,
-                 forbidden: dict[int, str] | None = None, arg: str = "target",
+                 forbidden: Mapping[int, str] | None = None, arg: str = "target",
                  interrupt: bool = False, why: str = "") -> None:
         # The most frequent decision (every vote): set the fields directly, no super() call.
         self.seat = seat
@@ -88,8 +92,8 @@ class Target(Decision):
         self.why = why
         self.targets = targets if type(targets) is tuple else tuple(targets)
         self.optional = optional
-        # Seats that a rule forbids, with the rule, for precise error messages.
-        self.forbidden = forbidden or {}
+        # Seats that a rule forbids, with the rule, for precise error messages (most votes: none, shared).
+        self.forbidden = forbidden or _NONE_FORBIDDEN
         self.arg = arg
 
     def check(self, move: Move) -> str | None:
@@ -240,7 +244,11 @@ class Flag(Decision):
     def __init__(self, seat: int, act: str, *, default: bool = False,
                  context: dict[str, Any] | None = None, context_defaults: dict[str, Any] | None = None,
                  interrupt: bool = False, why: str = "") -> None:
-        super().__init__(seat, act, interrupt=interrupt, why=why)
+        # Asked of every living player at each election: set the fields directly, no super() call.
+        self.seat = seat
+        self.act = act
+        self.interrupt = interrupt
+        self.why = why
         self.default = default
         self.context = context or {}
         self.context_defaults = context_defaults or {}

@@ -63,6 +63,7 @@ class Game:
         self._values: list[Any] = []
         self._open: list[bool] = []
         self._left = 0
+        self._next = 0  # where an answer in request order is expected
         self.over = False
         self._resume(None)
 
@@ -104,11 +105,21 @@ class Game:
 
     def answer_value(self, decision: Decision, value: Any) -> None:
         """Apply an already-legal value (trusted agents, replays): no checks."""
-        for i, d in enumerate(self.request):
-            if d is decision and self._open[i]:
-                self._take(i, value)
-                return
-        raise IllegalMove(self.phase, decision.seat, decision.act, "this decision is not open")
+        request, i = self.request, self._next
+        if not (i < len(request) and request[i] is decision and self._open[i]):
+            # Not the next one in request order (the usual way to answer): look it up.
+            for i, d in enumerate(request):
+                if d is decision and self._open[i]:
+                    break
+            else:
+                raise IllegalMove(self.phase, decision.seat, decision.act, "this decision is not open")
+        self._next = i + 1
+        self._values[i] = value
+        self._open[i] = False
+        self._left -= 1
+        self.answers.append((decision.seat, decision.act, value))
+        if self._left == 0:
+            self._resume(self._values)
 
     def answer_all(self, values: list[Any]) -> None:
         """Answer every decision of the open request at once (trusted values, in request order).
@@ -142,10 +153,12 @@ class Game:
             self.over = True
             self.request, self._values, self._open, self._left = [], [], [], 0
             return
+        n = len(req)
         self.request = req
-        self._values = [None] * len(req)
-        self._open = [True] * len(req)
-        self._left = len(req)
+        self._values = [None] * n
+        self._open = [True] * n
+        self._left = n
+        self._next = 0
 
     # -- replay ----------------------------------------------------------------
     @classmethod

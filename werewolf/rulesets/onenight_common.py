@@ -24,9 +24,9 @@ from typing import Any, NamedTuple
 
 from werewolf.core.decisions import Choice, Decision, Move, Pair, Target
 from werewolf.core.errors import SetupError
-from werewolf.core.events import MODERATOR, PUBLIC
+from werewolf.core.events import MODERATOR, PUBLIC, Event
 from werewolf.core.game import Flow, Setup
-from werewolf.core.table import Table
+from werewolf.core.table import Table, _event
 from werewolf.roles import ROLES
 from werewolf.rulesets.options import OneNightOptions, make_options
 
@@ -47,8 +47,8 @@ class SeatInfo(NamedTuple):
 
 class OneNightTable(Table):
     def __init__(self, ruleset: str, opts: OneNightOptions, seats: Sequence[str], center: Sequence[str],
-                 seed: int) -> None:
-        super().__init__(seed)
+                 seed: int, rng: random.Random | None = None) -> None:
+        super().__init__(seed, rng)
         self.ruleset = ruleset
         self.opts = opts
         self.n = len(seats)
@@ -122,14 +122,15 @@ class OneNightTable(Table):
         return None
 
     # -- events ------------------------------------------------------------------------
+    # Straight onto the log, like ``emit`` (a few dozen events a game, on the hot path of simulations).
     def tell(self, seats: Iterable[int], type: str, /, **data: Any) -> None:
-        self.emit(type, frozenset(seats), **data)
+        self.events.append(_event(Event, (type, self.phase, data, frozenset(seats))))
 
     def log(self, type: str, /, **data: Any) -> None:
-        self.emit(type, MODERATOR, **data)
+        self.events.append(_event(Event, (type, self.phase, data, MODERATOR)))
 
     def say(self, type: str, /, **data: Any) -> None:
-        self.emit(type, PUBLIC, **data)
+        self.events.append(_event(Event, (type, self.phase, data, PUBLIC)))
 
 
 # -- decisions ------------------------------------------------------------------------
@@ -378,9 +379,8 @@ class OneNightRuleset:
             cards = list(deck)
             rng.shuffle(cards)
             seats, center = cards[:n], cards[n:]
-        custom = self.check_deck(seats, center)
-        t = OneNightTable(self.name, opts, seats, center, setup.seed)
-        t.rng = rng  # one stream for the whole game: the deal draws first
+        custom = self.check_deck(seats, center, cards_checked=setup.seats is None)
+        t = OneNightTable(self.name, opts, seats, center, setup.seed, rng)  # one stream: the deal drew first
         t.custom_deck = custom
         t.stop_after_day = setup.stop_after_day
         return t
@@ -418,9 +418,13 @@ class OneNightRuleset:
                 raise SetupError(f"role {r!r} is not part of the {self.name} ruleset "
                                  f"(its cards: {', '.join(self.box)})")
 
-    def check_deck(self, seats: list[str], center: list[str]) -> bool:
-        """RULES.md §5.0: refuse what the rules cannot play; return whether the deck is custom."""
-        self.check_cards(seats + center)
+    def check_deck(self, seats: list[str], center: list[str], cards_checked: bool = False) -> bool:
+        """RULES.md §5.0: refuse what the rules cannot play; return whether the deck is custom.
+
+        ``cards_checked``: every card is already known to be of this box (a deck checked before the deal).
+        """
+        if not cards_checked:
+            self.check_cards(seats + center)
         n = len(seats)
         self.check_players(n)
         want = self.center_size(n)
@@ -449,7 +453,7 @@ class OneNightRuleset:
         deck = t.in_deck
         for step in self.night_order:
             # A step the deck holds is always called, held by a player or not (a phantom step).
-            if step.role in deck and all(r in deck for r in step.needs):
+            if step.role in deck and (not step.needs or all(r in deck for r in step.needs)):
                 if step.copied:
                     t.say("step", step=step.code, role=step.role, copied=step.copied)
                 else:

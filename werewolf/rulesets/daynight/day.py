@@ -32,8 +32,14 @@ class Explode(Flag):
     __slots__ = ("targets",)
 
     def __init__(self, seat: int, when: str, targets: list[int] | None) -> None:
-        super().__init__(seat, "explode", context={"when": when}, context_defaults={"when": "discussion"},
-                         interrupt=True, why="reveal yourself as a wolf and end the day")
+        # Offered to every living wolf at each boundary: set the fields directly, no super() call.
+        self.seat = seat
+        self.act = "explode"
+        self.interrupt = True
+        self.why = "reveal yourself as a wolf and end the day"
+        self.default = False
+        self.context = {"when": when}
+        self.context_defaults = {"when": "discussion"}
         self.targets = targets
 
     def check(self, move: Move) -> str | None:
@@ -93,7 +99,8 @@ class DaySteps:
             yield from self.election(resumed=t.election_postponed)
         yield from self.announce()
         yield from self.discussion()
-        yield from self.rogue_dies()
+        if self.rogue_in_deck:
+            yield from self.rogue_dies()
         yield from self.exile_vote()
 
     # -- the bear ---------------------------------------------------------------
@@ -221,7 +228,8 @@ class DaySteps:
         # Straight to the announcement (if still due), its follow-ups, then night.
         if t.announced_day < t.day:
             yield from self.announce()
-        yield from self.rogue_dies()
+        if self.rogue_in_deck:
+            yield from self.rogue_dies()
         raise DayEnds
 
     # -- dawn -------------------------------------------------------------------
@@ -349,7 +357,8 @@ class DaySteps:
                 yield from self.duel(t.p(d.seat), v)
             elif t.p(d.seat).alive:
                 yield from self.self_destruct(t.p(d.seat), v[1])
-                yield from self.rogue_dies()
+                if self.rogue_in_deck:
+                    yield from self.rogue_dies()
                 raise DayEnds
 
     def may_explode(self: Moderator, p: Player) -> bool:
@@ -414,7 +423,8 @@ class DaySteps:
         # 「騎士將立即死亡且無遺言」; the dueled wolf has none either (P, A-17).
         yield from self.followups_of(batch, first_speaks=False)
         if hit:
-            yield from self.rogue_dies()
+            if self.rogue_in_deck:
+                yield from self.rogue_dies()
             raise DayEnds
 
     def rogue_dies(self: Moderator) -> Gen:

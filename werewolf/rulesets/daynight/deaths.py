@@ -106,7 +106,8 @@ class Deaths:
             yield from self.pass_badge(p)
         if last_words and self.has_last_words(p, like):
             yield from self.last_words(p)
-        yield from self.shoot(p)
+        if self.can_shoot(p):  # no generator for the many deaths that shoot nobody
+            yield from self.shoot(p)
 
     def pass_badge(self: Moderator, p: Player) -> Gen:
         t = self.t
@@ -129,7 +130,8 @@ class Deaths:
             t.say("no_last_words", seat=p.seat, reason=reason)
             return
         t.say("last_words", seat=p.seat)
-        yield from self.speak(p.seat, "last_words")
+        if t.live_speech:  # otherwise nobody is asked: the speech is only the event above
+            yield from self.speak(p.seat, "last_words")
 
     def can_shoot(self: Moderator, p: Player) -> bool:
         if p.role not in SHOOTERS or p.disabled:

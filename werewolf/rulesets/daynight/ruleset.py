@@ -6,6 +6,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from werewolf.core.errors import SetupError
@@ -37,6 +38,11 @@ class DayNightRuleset:
         out = {f"{self.name}{n}": self.standard_deck(n) for n in range(self.min_players, self.max_players + 1)}
         out.update(self.deck_table)
         return out
+
+    @cached_property
+    def _decks(self) -> dict[str, tuple[str, ...]]:
+        """``decks()`` built once: the deck ids are fixed data of the ruleset."""
+        return self.decks()
 
     def new_table(self, setup: Setup) -> DayNightTable:
         opts: DayNightOptions = make_options(self.name, setup.options)
@@ -74,7 +80,7 @@ class DayNightRuleset:
                 raise SetupError(f"{self.name} has standard decks for {self.min_players}–{self.max_players} players")
             return self.standard_deck(n)
         if isinstance(deck, str):
-            decks = self.decks()
+            decks = self._decks
             if deck not in decks:
                 raise SetupError(f"unknown deck {deck!r} for {self.name} (see `werewolf decks`)")
             return decks[deck]
