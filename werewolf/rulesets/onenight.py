@@ -51,7 +51,7 @@ def deck_rules(counts: Counter[str]) -> None:
 
 def winners(t: OneNightTable) -> Result:
     """RULES.md §4.5, by the cards at dawn."""
-    wolves = [s for s in t.seats if t.dawn_role(s) == "werewolf"]
+    wolves = [s for s, role in zip(t.seats, t.dawn_roles()) if role == "werewolf"]
     humans = [s for s in t.seats if s not in wolves]
     executed = set(t.dead)
     if executed & set(wolves) or (not executed and not wolves):
