@@ -97,10 +97,12 @@ class OneNightTable(Table):
         return self.seating.others[seat - 1]
 
     def acting_as(self, role: str) -> list[int]:
-        return [s for s in self.seats if self.acting[s - 1] == role]
+        return [s for s, r in enumerate(self.acting, 1) if r == role]
 
     def dealt_as(self, role: str) -> list[int]:
-        return [s for s in self.seats if self.dealt[s - 1] == role]
+        if role not in self.dealt:  # a card in the centre (a phantom step)
+            return []
+        return [s for s, r in enumerate(self.dealt, 1) if r == role]
 
     def dawn_role(self, seat: int) -> str:
         """The role a seat plays by: its card at dawn. The doppelganger card is
