@@ -100,8 +100,9 @@ class OneNightTable(Table):
         return [s for s, r in enumerate(self.acting, 1) if r == role]
 
     def dealt_as(self, role: str) -> list[int]:
-        if role not in self.dealt:  # a card in the centre (a phantom step)
-            return []
+        held = self.dealt.count(role)
+        if held <= 1:  # most boxes hold one card of a waking role, and it may lie in the centre
+            return [self.dealt.index(role) + 1] if held else []
         return [s for s, r in enumerate(self.dealt, 1) if r == role]
 
     def dawn_role(self, seat: int) -> str:
