@@ -574,7 +574,7 @@ class OneNightRuleset:
         t.result = (teams, seats)
         t.say("game_over", teams=teams, seats=seats)
         t.say("roles", roles=t.by_seat(t.cards), center=list(t.center), dealt=t.by_seat(t.dealt), copied=t.copied,
-              teams=t.by_seat(map(team_of, t.dawn_roles())))
+              teams=t.by_seat([TEAMS.get(r, "village") for r in t.dawn_roles()]))
 
     @staticmethod
     def die(t: OneNightTable, seat: int, cause: str, **more: Any) -> None:
@@ -583,13 +583,8 @@ class OneNightRuleset:
         t.say("death", seat=seat, cause=cause, **more)
 
 
-def team_of(role: str) -> str:
-    """The log's team of a dawn role: the minion is on the wolves' team."""
-    if role in ("werewolf", "minion"):
-        return "wolves"
-    if role == "tanner":
-        return "tanner"
-    return "village"
+# The log's team of a dawn role: the minion is on the wolves' team; every role not named is "village".
+TEAMS = {"werewolf": "wolves", "minion": "wolves", "tanner": "tanner"}
 
 
 def top_one_spares(tally: dict[int, int], n: int) -> bool:
