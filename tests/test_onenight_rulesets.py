@@ -326,6 +326,7 @@ def test_a_deck_checked_once_still_deals_anew_and_refuses_every_time() -> None:
     Setup("onuw", players=2),
     Setup("onenight", players=8),
     Setup("onuw", deck=("werewolf",) * 4),
+    Setup("onuw", deck=(["werewolf"],) * 8),  # type: ignore[arg-type]  # what a JSON client may send
     Setup("onuw", deck=("werewolf", "seer", "villager", "villager", "robber", "mason", "troublemaker")),
     Setup("onuw", deck=("villager", "seer", "robber", "troublemaker", "villager", "villager")),
     Setup("onenight", seats=("werewolf", "seer", "villager"), center=("robber", "villager"),

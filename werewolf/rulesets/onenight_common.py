@@ -52,7 +52,8 @@ class Seating(NamedTuple):
     keys: tuple[str, ...]  # the seats as the log's JSON keys, "1" to "n"
     alone: tuple[frozenset[int], ...]  # alone[seat - 1]: the audience of what one player is told
     others: tuple[tuple[int, ...], ...]  # others[seat - 1]: every seat but that one
-    # The day's forced votes, the same question in every game of this size:
+    # The day's forced votes: the same question in every game of this size,
+    # and a decision is never changed by its answer (the game keeps the answers).
     votes: tuple[Target, ...]  # at another player (the rule book)
     votes_any: tuple[Target, ...]  # at any player (allow_self_vote)
 
@@ -445,7 +446,10 @@ class OneNightRuleset:
             plan = self.plan(frozenset(seats) | frozenset(center), custom)
         else:
             deck, n = self.resolve_deck(setup)
-            known = self._dealt_decks.get((deck, n))
+            try:
+                known = self._dealt_decks.get((deck, n))
+            except TypeError:  # something unhashable for a card: check_cards says what
+                known = None
             if known is None:
                 self.check_cards(deck)
             cards = list(deck)
