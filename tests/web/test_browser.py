@@ -116,6 +116,7 @@ def test_three_phones_create_join_and_play_a_whole_game(browser: Any, server: Se
     host = phone(browser)
     host.goto(server.url + "/")
     host.select_option("#ruleset", "classic")
+    assert not host.locator("#talk-length").is_visible()  # a day-and-night game has no timed discussion
     host.select_option("#deck", "classic9")
     host.fill("#bots", "6")
     shot(host, "01-create-room")
@@ -216,6 +217,8 @@ def test_two_phones_talk_with_bots_until_ready_then_vote(browser: Any, server: S
     host.select_option("#ruleset", "onuw")
     host.select_option("#deck", "onuw5")
     host.fill("#bots", "3")
+    assert host.locator("#bot-kind").input_value() == "heuristic"
+    host.select_option("#talk-length", "60")  # 004's one-minute variant
     host.click("#create")
     host.wait_for_selector("#share img.qr")
     host.fill("#name", "Ann")
@@ -239,7 +242,7 @@ def test_two_phones_talk_with_bots_until_ready_then_vote(browser: Any, server: S
     for p in pages:
         p.wait_for_selector("#talk #talk-clock")
         assert p.locator("#decide button.option").count() == 0  # no vote buttons while people talk
-    assert "4:5" in host.inner_text("#talk-clock") or "5:00" in host.inner_text("#talk-clock")
+    assert "0:5" in host.inner_text("#talk-clock") or "1:00" in host.inner_text("#talk-clock")
     host.fill("#speech", "Seat 2 is lying.")
     host.click("#send-speech")
     other.fill("#speech", "我是村民。")

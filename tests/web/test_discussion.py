@@ -160,3 +160,13 @@ def test_a_database_of_an_older_version_gets_the_new_columns(tmp_path: Path) -> 
     from werewolf.web.rooms import Room
 
     assert Room(rec, 0).bot_kind == "random"
+
+
+def test_the_create_page_offers_bot_kinds_and_discussion_lengths(client: Any) -> None:
+    decks = client.get("/api/decks?lang=zh-Hant").json()
+    assert [k["id"] for k in decks["bot_kinds"]] == ["heuristic", "random"]
+    assert decks["labels"]["discussion"] == t("ui.talk_length", "zh-Hant")
+    lengths = {r["id"]: r["discussion"] for r in decks["rulesets"]}
+    assert lengths["classic"] is None
+    assert [(x["seconds"], x["name"]) for x in lengths["onenight"]] == [(300, "5分鐘"), (60, "1分鐘"),
+                                                                        (None, "不限時")]

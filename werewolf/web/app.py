@@ -369,8 +369,10 @@ def deck_players(ruleset: str, deck_id: str) -> int:
 
 @functools.cache
 def decks_json(lang: str) -> dict[str, Any]:
+    from werewolf.agents.heuristic import ONE_NIGHT
     from werewolf.i18n import has, role_name, t
     from werewolf.rulesets import MODULES, get_ruleset
+    from werewolf.web.rooms import BOTS
 
     out = []
     for name in MODULES:
@@ -383,5 +385,11 @@ def decks_json(lang: str) -> dict[str, Any]:
             "decks": [{"id": deck_id, "players": deck_players(name, deck_id), "roles": list(roles),
                        "names": [role_name(r, lang) if has(f"role.{r}", lang) else r for r in roles]}
                       for deck_id, roles in rs.decks().items()],
+            # The one-night discussion's lengths (option discussion_seconds): the rule books' usual five
+            # minutes, 004's one-minute and unlimited variants.
+            "discussion": [{"seconds": s, "name": t("ui.talk_minutes", lang, n=s // 60) if s else
+                            t("ui.talk_unlimited", lang)} for s in (300, 60, None)] if name in ONE_NIGHT else None,
         })
-    return {"lang": lang, "langs": list(LANGS), "rulesets": out}
+    return {"lang": lang, "langs": list(LANGS), "rulesets": out,
+            "bot_kinds": [{"id": k, "name": t(f"ui.bots.{k}", lang)} for k in BOTS],
+            "labels": {"bot_kind": t("ui.bot_kind", lang), "discussion": t("ui.talk_length", lang)}}

@@ -65,11 +65,18 @@ async function homePage() {
   const mode = el("select", { id: "mode" },
     el("option", { value: "online", text: ui("online") }),
     el("option", { value: "face_to_face", text: ui("face_to_face") }));
+  const kind = el("select", { id: "bot-kind" },
+    decks.bot_kinds.map((k) => el("option", { value: k.id, text: k.name })));
+  const talk = el("select", { id: "talk-length" });
+  const talkLabel = el("label", {}, decks.labels.discussion, talk);
   for (const r of decks.rulesets) rs.append(el("option", { value: r.id, text: r.name }));
   const fillDecks = () => {
     const r = decks.rulesets.find((x) => x.id === rs.value);
     deck.replaceChildren(...r.decks.map((d) => el("option", { value: d.id,
       text: `${d.id} · ${d.players} ${ui("players")} · ${summary(d.names)}` })));
+    talk.replaceChildren(...(r.discussion || []).map((x) => el("option", { value: JSON.stringify(x.seconds),
+      text: x.name })));
+    talkLabel.hidden = !r.discussion;
     const pref = r.decks.find((d) => d.players === 12);
     if (pref) deck.value = pref.id;
     syncBots();
@@ -88,8 +95,9 @@ async function homePage() {
     const seats = [];
     for (let s = n - b + 1; s <= n; s++) seats.push(s);
     try {
-      const room = await api("POST", "/api/rooms",
-        { ruleset: rs.value, deck: deck.value, bots: seats, mode: mode.value, lang: LANG });
+      const options = talkLabel.hidden ? {} : { discussion_seconds: JSON.parse(talk.value) };
+      const room = await api("POST", "/api/rooms", { ruleset: rs.value, deck: deck.value, bots: seats,
+        bot_kind: kind.value, options, mode: mode.value, lang: LANG });
       localStorage.setItem(key(room.room, "host"), room.host_token);
       location.href = "/r/" + room.room;
     } catch (err) { toast(err.message); create.disabled = false; }
@@ -99,6 +107,8 @@ async function homePage() {
     el("label", {}, ui("ruleset"), rs),
     el("label", {}, ui("deck"), deck),
     el("label", {}, ui("bots"), bots), el("p", { class: "muted small", text: ui("bots_hint") }),
+    el("label", {}, decks.labels.bot_kind, kind),
+    talkLabel,
     el("label", {}, ui("mode"), mode),
     create));
 }
