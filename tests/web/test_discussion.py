@@ -170,3 +170,18 @@ def test_the_create_page_offers_bot_kinds_and_discussion_lengths(client: Any) ->
     assert lengths["classic"] is None
     assert [(x["seconds"], x["name"]) for x in lengths["onenight"]] == [(300, "5分鐘"), (60, "1分鐘"),
                                                                         (None, "不限時")]
+
+
+def test_a_discussion_whose_time_ran_out_while_the_server_was_down_ends_at_the_restart(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from werewolf.web import create_app
+
+    db = tmp_path / "down.sqlite"
+    with TestClient(create_app(str(db), timeout=0)) as c:
+        rid, host, players = talk_room(c)
+    with sqlite3.connect(db) as conn:  # the server stayed down past the end of the discussion
+        conn.execute("UPDATE rooms SET talk_ends = ? WHERE id = ?", (time.time() - 1, rid))
+    with TestClient(create_app(str(db), timeout=0)) as c:
+        v = view(c, rid, players[0]["token"])
+        assert v["discussion"] is None and v["pending"][0]["act"] == "vote"
