@@ -8,7 +8,7 @@ import pytest
 
 from werewolf.agents import RandomAgent, play
 from werewolf.agents.heuristic import HeuristicAgent
-from werewolf.agents.speech import Act
+from werewolf.agents.speech import Act, speech_text
 from werewolf.core.decisions import Speak
 from werewolf.core.game import Game, Setup
 
@@ -114,3 +114,10 @@ def test_a_bot_answers_an_accusation_in_the_second_round() -> None:
     assert second == {"act": "speak", "text": "I am good. Do not vote for me."}
     g.answer(seat, second)
     assert bot.choose(g, seat, g.request[0]) == {"act": "speak", "text": None}
+
+
+def test_a_statement_joins_its_sentences_as_each_language_does() -> None:
+    acts = [Act(2, "claim", role="seer"), Act(2, "check", 3, role="werewolf")]
+    assert speech_text(acts, "en") == "I am the Seer. I saw Seat 3's card: Werewolf."
+    assert speech_text(acts, "zh-Hant") == "我是預言家。我看到3號的牌：狼人。"
+    assert speech_text([], "en") is None
