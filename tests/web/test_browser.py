@@ -203,6 +203,8 @@ def test_face_to_face_moderator_speaks_the_night_in_chinese(browser: Any, server
     table.wait_for_selector("#result")
     spoken = table.evaluate("window.__spoken")
     assert any("請睜眼" in s or "天亮" in s or "遊戲結束" in s for s in spoken), spoken
+    lines = spoken + table.evaluate("VOICE.queue.map((line) => line.text)")  # said, or still to say
+    assert any(s.endswith("」") and "號：「" in s for s in lines), lines  # a bot's statement is read out too
     for p in phones:
         assert p.locator("#result table.roles tr").count() == 9
     shot(phones[0], "10-face-to-face-phone-result")
