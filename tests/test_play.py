@@ -16,6 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from werewolf import play as pl
+from werewolf.agents.heuristic import ONE_NIGHT
+from werewolf.agents.speech import messages
 from werewolf.agents.terminal import TerminalAgent
 from werewolf.cli import main
 from werewolf.core.decisions import AnyOf, Decision, Flag, Move, Pair, Speak, Subset, Target
@@ -101,12 +103,26 @@ def check_transcript(out: str, game: Game, seat: int, lang: str) -> None:
     # 3. No other player's role next to their seat number, unless the player learnt it.
     known = _known(game, seat)
     roles = _roles(game)
+    said = _statements(lang, pl.seat_count(game))
     for line in before.splitlines():
+        if line.startswith(said):
+            continue  # what a player says is no leak, true or not
         for other, held in roles.items():
             if other in known or not _seat_pattern(lang, other).search(line):
                 continue
             for r in held:
                 assert not _names_role(line, r, lang), f"seat {other}'s role {r} shown to seat {seat}: {line}"
+
+
+def _statements(lang: str, n: int) -> tuple[str, ...]:
+    """How a line of the transcript starts when it is a player's statement (the bots' speech acts,
+    or a live discussion's ``speech`` event)."""
+    out = []
+    for s in range(1, n + 1):
+        seat = t("fmt.seat", lang, n=s)
+        out.append(messages(lang)["speech.say"].format(speaker=seat, text=""))
+        out.append(t("event.speech.said", lang, seat=seat, text="")[:-1])  # up to the opening quote
+    return tuple(out)
 
 
 def _names_role(line: str, role: str, lang: str) -> bool:
@@ -165,6 +181,19 @@ def test_cli_defaults_and_options() -> None:
     assert result.exit_code == 0, result.output[-2000:]
 
 
+def test_cli_bots_are_heuristic_unless_asked_for_random() -> None:
+    runner = CliRunner()
+    kinds = next(p for p in main.commands["play"].params if p.name == "bots")
+    assert tuple(kinds.type.choices) == tuple(pl.BOTS) and kinds.default == pl.DEFAULT_BOTS  # type: ignore[attr-defined]
+    talk = re.compile(r"^Seat \d+: ", re.M)  # a bot's statement, as the heuristic bots say them
+    result = runner.invoke(main, ["play", "--seed", "4", "--seat", "2"], input="1\n" * 5000)
+    assert result.exit_code == 0 and "bots: heuristic" in result.output and talk.search(result.output)
+    result = runner.invoke(main, ["play", "--seed", "4", "--seat", "2", "--bots", "random"], input="1\n" * 5000)
+    assert result.exit_code == 0 and "bots: random" in result.output and not talk.search(result.output)
+    result = runner.invoke(main, ["play", "--seed", "4", "-l", "zh-Hans"], input="1\n" * 5000)
+    assert result.exit_code == 0 and re.search(r"^\d+号：", result.output, re.M), result.output[-2000:]
+
+
 def test_cli_offers_every_language() -> None:
     lang = next(p for p in main.commands["play"].params if p.name == "lang")
     assert tuple(lang.type.choices) == LANGS  # type: ignore[attr-defined]
@@ -198,7 +227,7 @@ def test_a_seat_sees_only_what_it_may_know(ruleset: str) -> None:
     for i in range(GAMES):
         deck = decks[rng.randrange(len(decks))]
         lang = LANGS[i % len(LANGS)]
-        setup = Setup(ruleset, deck=deck, seed=i)
+        setup = Setup(ruleset, deck=deck, seed=i, live_speech=ruleset in ONE_NIGHT)
         answers = [rng.choice(words) for _ in range(6000)]
         game, out = _play(setup, None, lang, answers)
         seat = pl.pick_seat(game, None)
@@ -319,3 +348,68 @@ def test_a_dead_player_sees_only_the_public_log() -> None:
     assert "you cannot shoot" not in text
     assert "Seat 5" not in text
     assert "Seat 4 is exiled." in text
+
+
+# -- the one-night discussion ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_person_talks_with_the_bots_then_votes(lang: str) -> None:
+    args = ["play", "-r", "onuw", "--seed", "4", "--seat", "2", "-l", lang]
+    result = CliRunner().invoke(main, args, input="I am a villager, honest.\nWho lies?\n\n1\n")
+    assert result.exit_code == 0, result.output[-3000:]
+    out = result.output
+    assert t("ui.talk_clock", lang, time="5:00") in out
+    game, again = _play(pl.make_setup("onuw", None, None, 4), 2, lang, ["I am a villager, honest.", "Who lies?",
+                                                                          "", "1"])
+    check_transcript(out, game, 2, lang)
+    talk = [e for e in game.events if e.type == "speech"]
+    assert [e.data["text"] for e in talk if e.data["seat"] == 2] == ["I am a villager, honest.", "Who lies?"]
+    bots = [e for e in talk if e.data["seat"] != 2]
+    assert bots and all(narrate(e.as_json(), lang, 2) in out for e in bots)
+    # The bots' first statements are shown before the person's second prompt; the vote comes after the talk.
+    first = narrate(bots[0].as_json(), lang, 2) or ""
+    assert out.index(first) < out.index("Who lies?") < out.index(t("act.vote", lang))
+    assert [a for s, a, _ in game.answers if s == 2] == ["speak", "speak", "speak", "vote"]
+
+
+def test_the_clock_ends_the_discussion() -> None:
+    now = [0.0]
+
+    class Slow(io.StringIO):
+        def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+            now[0] += 25.0  # the person takes 25 s to type each line
+            return super().readline()
+
+    out = io.StringIO()
+    setup = pl.make_setup("onenight", None, 4, 9, {"discussion_seconds": 60})
+    lines = Slow("statement 0\nstatement 1\nstatement 2\n" + "1\n" * 5)
+    game = pl.run(setup, seat=1, input=lines, output=out, clock=lambda: now[0])
+    text = out.getvalue()
+    for shown in (t("ui.talk_clock", "en", time="1:00"), t("ui.talk_left", "en", time="0:35"),
+                  t("ui.talk_left", "en", time="0:10"), t("ui.time_up", "en")):
+        assert shown in text
+    mine = [e.data["text"] for e in game.events if e.type == "speech" and e.data["seat"] == 1]
+    assert mine == ["statement 0", "statement 1"]  # the third was typed after the time ran out
+    assert game.over and [a for s, a, v in game.answers if s == 1] == ["speak", "speak", "speak", "vote"]
+
+
+def test_an_unlimited_discussion_waits_for_the_person() -> None:
+    setup = pl.make_setup("onuw", "onuw5", None, 3, {"discussion_seconds": None})
+    game, out = _play(setup, 5, "zh-Hant", [f"第{i}句" for i in range(12)] + ["", "1"])
+    assert t("ui.talk_open", "zh-Hant") in out
+    assert [e.data["text"] for e in game.events if e.type == "speech" and e.data["seat"] == 5] == [
+        f"第{i}句" for i in range(12)]
+    check_transcript(out, game, 5, "zh-Hant")
+
+
+def test_the_terminal_reads_a_statement_within_the_time_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    r, w = os.pipe()
+    with os.fdopen(r) as reader, os.fdopen(w, "w") as writer:
+        agent, _ = _agent("")
+        agent.input = reader
+        monkeypatch.setattr("werewolf.agents.terminal._isatty", lambda stream: True)  # a terminal: timed
+        assert agent.read_within("> ", 0.05) is None  # nothing typed in time
+        writer.write("ready\n")
+        writer.flush()
+        assert agent.read_within("> ", 5) == "ready\n"

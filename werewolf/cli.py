@@ -79,16 +79,19 @@ def decks(ruleset: str | None) -> None:
 @click.option("--seed", type=int, default=None, help="Seed of the deal and the bots (default: random, shown).")
 @click.option("--lang", "-l", type=click.Choice(["en", "zh-Hant", "zh-Hans"]), default="en", show_default=True,
               help="Language of the game.")
-@click.option("--bots", type=click.Choice(["random"]), default="random", show_default=True,
-              help="How the other seats play.")
+@click.option("--bots", type=click.Choice(["heuristic", "random"]), default="heuristic", show_default=True,
+              help="How the other seats play: heuristic bots use what they know and talk; random ones do not.")
+@click.option("--discussion", type=click.IntRange(min=0), default=None,
+              help="Seconds of the one-night discussion (default: the ruleset's; 0: no limit).")
 def play_command(ruleset: str, deck: str | None, players: int | None, seat: int | None, seed: int | None,
-                 lang: str, bots: str) -> None:
+                 lang: str, bots: str, discussion: int | None) -> None:
     """Take a seat in a game against bots."""
     from werewolf import play as pl
     from werewolf.i18n import t
 
+    options = {} if discussion is None else {"discussion_seconds": discussion or None}
     try:
-        pl.run(pl.make_setup(ruleset, deck, players, seed), seat=seat, lang=lang, bots=bots,
+        pl.run(pl.make_setup(ruleset, deck, players, seed, options), seat=seat, lang=lang, bots=bots,
                input=sys.stdin, output=sys.stdout)
     except WerewolfError as err:
         _fail(str(err))

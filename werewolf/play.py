@@ -2,30 +2,51 @@
 
 The human is a ``TerminalAgent`` (``werewolf.agents.terminal``): it narrates
 what its seat may see and asks for its decisions. The bots answer the rest
-through the same ``Agent`` interface, so smarter bots plug in by name in
-``BOTS``.
+through the same ``Agent`` interface; ``BOTS`` names the kinds (heuristic bots,
+who talk, by default).
+
+One-night games are played with live speech: the timed discussion is rounds of
+statements (RULES.md §3.6); the clock is this front end's, and once it has run
+out every open turn of the discussion is declined, which ends it.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
-from typing import TextIO
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, TextIO
 
 from rich.console import Console
 from rich.text import Text
 
 from werewolf.agents import Agent, RandomAgent
-from werewolf.agents.terminal import TerminalAgent
+from werewolf.agents.heuristic import ONE_NIGHT, HeuristicAgent
+from werewolf.agents.terminal import TableTalk, TerminalAgent
 from werewolf.core.decisions import Decision
 from werewolf.core.errors import IllegalMove, SetupError
 from werewolf.core.game import Game, Setup
 from werewolf.i18n import normalize_lang, t
 
-# Bot kinds by name: each makes the one agent that plays every other seat, from the game's seed.
-BOTS: dict[str, Callable[[int], Agent]] = {
-    "random": lambda seed: RandomAgent(rng=random.Random(f"bots:{seed}")),
+
+def heuristic_bots(game: Game, seats: list[int], lang: str, talk: TableTalk) -> Agent:
+    bot = HeuristicAgent(random.Random(f"bots:{game.setup.seed}"), channel=talk, seats=seats,
+                         ruleset=game.setup.ruleset, lang=lang)
+    talk.where = lambda: bot.cursor  # a statement belongs after the event the bot was reading
+    return bot
+
+
+def random_bots(game: Game, seats: list[int], lang: str, talk: TableTalk) -> Agent:
+    return RandomAgent(rng=random.Random(f"bots:{game.setup.seed}"))
+
+
+# Bot kinds by name: each makes the one agent that plays every seat but the person's (``seats``),
+# speaking ``lang`` and saying its speech acts on ``talk``; the first is the default.
+BOTS: dict[str, Callable[[Game, list[int], str, TableTalk], Agent]] = {
+    "heuristic": heuristic_bots,
+    "random": random_bots,
 }
+DEFAULT_BOTS = "heuristic"
 
 
 def parse_deck(deck: str | None) -> str | tuple[str, ...] | None:
@@ -38,12 +59,14 @@ def parse_deck(deck: str | None) -> str | tuple[str, ...] | None:
 
 
 def make_setup(ruleset: str = "classic", deck: str | None = None, players: int | None = None,
-               seed: int | None = None) -> Setup:
+               seed: int | None = None, options: Mapping[str, Any] | None = None) -> Setup:
     """The game to play; ``seed`` None draws one (it is shown, so a game can be replayed)."""
     if seed is None:
         seed = random.SystemRandom().randrange(1_000_000)
     # No deck: the ruleset's standard deck for ``players`` (12 when not given, for day-and-night rulesets).
-    return Setup(ruleset, seed=seed, deck=parse_deck(deck), players=players)
+    # A one-night discussion is talked live; day-and-night speaking turns stay the log's events.
+    return Setup(ruleset, seed=seed, deck=parse_deck(deck), players=players, live_speech=ruleset in ONE_NIGHT,
+                 options=dict(options or {}))
 
 
 def seat_count(game: Game) -> int:
@@ -63,12 +86,13 @@ def pick_seat(game: Game, seat: int | None, lang: str = "en") -> int:
     return seat
 
 
-def run(setup: Setup, *, seat: int | None = None, lang: str = "en", bots: str = "random",
-        input: TextIO | None = None, output: TextIO | None = None, console: Console | None = None) -> Game:
+def run(setup: Setup, *, seat: int | None = None, lang: str = "en", bots: str = DEFAULT_BOTS,
+        input: TextIO | None = None, output: TextIO | None = None, console: Console | None = None,
+        clock: Callable[[], float] = time.monotonic) -> Game:
     """Play ``setup`` to its end with a person in ``seat``; returns the finished game.
 
-    Raises ``SetupError`` for a bad setup or seat, ``EOFError`` when the input
-    runs out before the game ends.
+    ``clock`` (seconds) times the one-night discussion. Raises ``SetupError`` for
+    a bad setup or seat, ``EOFError`` when the input runs out before the game ends.
     """
     lang = normalize_lang(lang)
     if bots not in BOTS:
@@ -77,17 +101,74 @@ def run(setup: Setup, *, seat: int | None = None, lang: str = "en", bots: str = 
     if setup.deck is not None and setup.players is not None and seat_count(game) != setup.players:
         raise SetupError(t("ui.players_mismatch", lang, n=seat_count(game), players=setup.players))
     me = pick_seat(game, seat, lang)
-    human = TerminalAgent(lang, input=input, output=output, console=console)
-    bot = BOTS[bots](setup.seed)
+    talk = TableTalk()
+    human = TerminalAgent(lang, input=input, output=output, console=console,
+                          talk=None if setup.live_speech else talk)  # live: the statements are in the log
+    bot = BOTS[bots](game, [s for s in range(1, seat_count(game) + 1) if s != me], lang, talk)
+    talk_clock = TalkClock(clock)
     intro(human, game, setup, bots)
     while not game.over:
         for d in list(game.request):
-            if d.seat == me:
-                ask(human, game, me, d)
+            timed = d.act == "speak" and talk_clock.started(game)
+            if timed and talk_clock.up():
+                if d.seat == me:
+                    human.time_up()
+                game.decline(d)
+            elif d.seat == me:
+                if isinstance(bot, HeuristicAgent):
+                    bot.sync(game)  # what the bots said so far is shown before the person answers
+                if timed:
+                    talk_turn(human, game, me, d, talk_clock)
+                else:
+                    ask(human, game, me, d)
             else:
                 answer_bot(bot, game, d)
     human.finish(game, me)
     return game
+
+
+class TalkClock:
+    """The one-night discussion's clock, started by the log's ``discussion`` event (``seconds``,
+    null for no limit). It is the front end's: the engine only counts rounds."""
+
+    def __init__(self, now: Callable[[], float]) -> None:
+        self.now = now
+        self.ends: float | None = None
+        self.on = False
+        self.rounds = 0
+
+    def started(self, game: Game) -> bool:
+        if not self.on:
+            e = next((e for e in reversed(game.events) if e.type == "discussion"), None)
+            if e is not None:
+                self.on = True
+                seconds = e.data.get("seconds")
+                self.ends = None if seconds is None else self.now() + float(seconds)
+        return self.on
+
+    def left(self) -> float | None:
+        return None if self.ends is None else max(0.0, self.ends - self.now())
+
+    def up(self) -> bool:
+        left = self.left()
+        return left is not None and left <= 0
+
+
+def talk_turn(human: TerminalAgent, game: Game, seat: int, d: Decision, talk_clock: TalkClock) -> None:
+    """The person's statement in a round of the discussion; declined if the time runs out first."""
+    move = human.discuss(game, seat, talk_clock.left(), first=talk_clock.rounds == 0)
+    talk_clock.rounds += 1
+    if move is not None and talk_clock.up():
+        human.time_up()  # typed after the clock ran out: too late
+        move = None
+    if move is None:
+        game.decline(d)
+        return
+    try:
+        game.answer(seat, move)
+    except IllegalMove as err:  # a statement too long
+        human.rejected(err)
+        talk_turn(human, game, seat, d, talk_clock)
 
 
 def intro(human: TerminalAgent, game: Game, setup: Setup, bots: str) -> None:

@@ -63,6 +63,13 @@ def play_turn(page: Any, rng: random.Random) -> bool:
     """Answer whatever this phone asks, if anything: True if something was clicked."""
     if page.locator("#decide button:enabled").count() == 0:
         return False
+    if page.locator("#ready-to-vote:enabled").count():  # the one-night discussion
+        if page.locator("#send-speech:enabled").count() and rng.random() < 0.4:
+            page.fill("#speech", rng.choice(["I am a simple villager.", "Seat 2 is suspicious."]))
+            page.click("#send-speech")
+        else:
+            page.click("#ready-to-vote")
+        return True
     if page.locator("#send-speech:enabled").count():
         page.fill("#speech", rng.choice(["I am a simple villager.", "Seat 2 is suspicious.", ""]))
         page.click("#send-speech")
@@ -109,6 +116,7 @@ def test_three_phones_create_join_and_play_a_whole_game(browser: Any, server: Se
     host = phone(browser)
     host.goto(server.url + "/")
     host.select_option("#ruleset", "classic")
+    assert not host.locator("#talk-length").is_visible()  # a day-and-night game has no timed discussion
     host.select_option("#deck", "classic9")
     host.fill("#bots", "6")
     shot(host, "01-create-room")
@@ -195,8 +203,63 @@ def test_face_to_face_moderator_speaks_the_night_in_chinese(browser: Any, server
     table.wait_for_selector("#result")
     spoken = table.evaluate("window.__spoken")
     assert any("請睜眼" in s or "天亮" in s or "遊戲結束" in s for s in spoken), spoken
+    lines = spoken + table.evaluate("VOICE.queue.map((line) => line.text)")  # said, or still to say
+    assert any(s.endswith("」") and "號：「" in s for s in lines), lines  # a bot's statement is read out too
     for p in phones:
         assert p.locator("#result table.roles tr").count() == 9
     shot(phones[0], "10-face-to-face-phone-result")
     for p in [table, *phones]:
+        p.context.close()
+
+
+def test_two_phones_talk_with_bots_until_ready_then_vote(browser: Any, server: Server) -> None:
+    rng = random.Random(3)
+    host = phone(browser)
+    host.goto(server.url + "/")
+    host.select_option("#ruleset", "onuw")
+    host.select_option("#deck", "onuw5")
+    host.fill("#bots", "3")
+    assert host.locator("#bot-kind").input_value() == "heuristic"
+    host.select_option("#talk-length", "60")  # 004's one-minute variant
+    host.click("#create")
+    host.wait_for_selector("#share img.qr")
+    host.fill("#name", "Ann")
+    host.click("#join")
+    host.wait_for_selector("#seats .me")
+    other = phone(browser, "zh-Hans")
+    other.goto(host.url)
+    other.fill("#name", "Bo")
+    other.click("#join")
+    other.wait_for_selector("#seats .me")
+    host.wait_for_selector("text=Bo")
+    host.click("#start")
+    pages = [host, other]
+    # The night, then the discussion: a clock on every phone, a text box and "ready to vote", no vote yet.
+    deadline = time.time() + 30
+    while time.time() < deadline and not all(p.locator("#talk").count() for p in pages):
+        for p in pages:
+            if not p.locator("#talk").count():
+                play_turn(p, rng)
+        time.sleep(0.05)
+    for p in pages:
+        p.wait_for_selector("#talk #talk-clock")
+        assert p.locator("#decide button.option").count() == 0  # no vote buttons while people talk
+    assert "0:5" in host.inner_text("#talk-clock") or "1:00" in host.inner_text("#talk-clock")
+    host.fill("#speech", "Seat 2 is lying.")
+    host.click("#send-speech")
+    other.fill("#speech", "我是村民。")
+    other.click("#send-speech")  # the round is over: both statements are out
+    other.wait_for_selector("text=Seat 2 is lying.")
+    host.wait_for_selector("text=我是村民。")
+    shot(other, "11-one-night-discussion")
+    host.wait_for_selector("#ready-to-vote:enabled")
+    host.click("#ready-to-vote")
+    other.wait_for_selector("#talk .ready")
+    other.click("#ready-to-vote")
+    for p in pages:
+        p.wait_for_selector("#decide button.option")
+        assert p.locator("#talk").count() == 0
+    play_to_the_end(pages, rng)
+    for p in pages:
+        assert p.locator("#result table.roles tr").count() == 5
         p.context.close()

@@ -1065,6 +1065,7 @@ class HeuristicAgent(Agent):
         self.public: list[Event | Act] = []  # strict: what a mind made later catches up on
         self.cursor = 0
         self.live = False  # live play: minds speak when asked to (``speak``), not at the log's turn events
+        self.rounds: dict[int, int] = {}  # seat -> the rounds of a live one-night discussion it was asked
 
     def _new_mind(self, seat: int) -> Mind:
         board = Board() if self.strict else self.board
@@ -1112,7 +1113,7 @@ class HeuristicAgent(Agent):
             m = self.minds.get(e.data["seat"])
             if m is not None and not self.live:
                 self.say(m.speak(e.data.get("part", "last_words")))
-        elif t == "discussion":  # one-night: everyone speaks, in seat order
+        elif t == "discussion" and not self.live:  # one-night: everyone speaks, in seat order
             for s in sorted(self.minds):
                 self.say(self.minds[s].speak("discussion"))
 
@@ -1130,10 +1131,24 @@ class HeuristicAgent(Agent):
         self.sync(game)
         m = self.minds.get(seat) or self._new_mind(seat)
         if decision.act == "speak":  # live play: this turn's acts, as text
-            acts = m.speak(getattr(decision, "part", "discussion"))
+            part = getattr(decision, "part", "discussion")
+            acts = self.discussion_round(m) if self.ruleset in ONE_NIGHT else m.speak(part)
             self.say(acts)
             return {"act": "speak", "text": speech_text(acts, self.lang)}
         return m.decide(decision)
+
+    def discussion_round(self, m: Mind) -> list[Act]:
+        """My statement in one round of a live one-night discussion: everything I have to say in the
+        first, an answer to an accusation heard meanwhile in the second, then nothing (I am ready to
+        vote), so that even an unlimited discussion ends."""
+        said = self.rounds.get(m.seat, 0)
+        self.rounds[m.seat] = said + 1
+        if said == 0:
+            return m.speak("discussion")
+        # The tanner and the minion want the votes an accusation draws.
+        if said == 1 and m.seat in m.board.accused and m.dealt not in ("tanner", "minion"):
+            return [Act(m.seat, "defend")]
+        return []
 
     def value(self, game: Game, decision: Decision) -> Any:
         """The engine value of this bot's answer, unchecked (for trusted, fast loops)."""

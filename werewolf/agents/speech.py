@@ -99,4 +99,5 @@ def speech_text(acts: list[Act], lang: str = DEFAULT_LANG) -> str | None:
     """A speaking turn's acts as one paragraph (live play's ``speak`` answer); None for silence."""
     if not acts:
         return None
-    return (messages(normalize_lang(lang)).get("speech.join") or " ").join(render(a, lang) for a in acts)
+    join = messages(normalize_lang(lang)).get("speech.join")  # Chinese joins sentences with nothing
+    return (" " if join is None else join).join(render(a, lang) for a in acts)

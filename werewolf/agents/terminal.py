@@ -9,8 +9,9 @@ quick y/N. Input and output are plain text streams, so tests can drive it.
 
 from __future__ import annotations
 
+import select
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TextIO
 
 from rich.columns import Columns
@@ -20,6 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from werewolf.agents import Agent
+from werewolf.agents.speech import Act, Channel, render
 from werewolf.core.decisions import AnyOf, Decision, Move, Pair, Subset
 from werewolf.core.errors import IllegalMove
 from werewolf.core.events import Event
@@ -41,12 +43,34 @@ def _isatty(stream: Any) -> bool:
         return False
 
 
+def clock_text(seconds: float) -> str:
+    """``m:ss``, rounded up: a clock never shows 0:00 while time is left."""
+    whole = max(0, int(-(-seconds // 1)))
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+class TableTalk(Channel):
+    """The bots' speech acts, each with how many of the game's events were out when it was said,
+    so that the terminal shows it in its place in the log (after the speaking turn it belongs to)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.after: list[int] = []
+        self.where: Callable[[], int] = lambda: 0
+
+    def post(self, act: Act) -> None:
+        super().post(act)
+        self.after.append(self.where())
+
+
 class TerminalAgent(Agent):
     """A human player reading a terminal (or any pair of text streams)."""
 
     def __init__(self, lang: str = "en", input: TextIO | None = None, output: TextIO | None = None, *,
-                 console: Console | None = None) -> None:
+                 console: Console | None = None, talk: TableTalk | None = None) -> None:
         self.lang = normalize_lang(lang)
+        self.talk = talk  # the bots' statements, shown as they come (games without live speech)
+        self.heard = 0
         self.input = input if input is not None else sys.stdin
         self.console = console or Console(file=output, highlight=False, emoji=False)
         self.shown = 0  # how many of the game's events this agent has gone through
@@ -66,9 +90,20 @@ class TerminalAgent(Agent):
         while self.shown < len(events):
             e = events[self.shown]
             self.shown += 1
-            if not e.visible_to(seat) or (self.dead and e.to is not None):
-                continue
-            self.show_event(game, e, seat)
+            if e.visible_to(seat) and not (self.dead and e.to is not None):
+                self.show_event(game, e, seat)
+            self.hear(self.shown)
+        self.hear(self.shown)
+
+    def hear(self, shown: int) -> None:
+        """The bots' statements said once ``shown`` events were out (live speech has them in the log)."""
+        talk = self.talk
+        if talk is None:
+            return
+        while self.heard < len(talk.acts) and talk.after[self.heard] <= shown:
+            act = talk.acts[self.heard]
+            self.heard += 1
+            self.console.print(Text(render(act, self.lang, speaker=True), style="italic"), soft_wrap=True)
 
     def show_event(self, game: Game, e: Event, seat: int) -> None:
         if e.type == "roles":
@@ -114,6 +149,26 @@ class TerminalAgent(Agent):
             text = self.read(self.prompt(decision) + " ").strip()
             return {"act": "speak", "text": text or None}
         return self.menu(game, seat, decision, opts, self.prompt(decision))
+
+    def discuss(self, game: Game, seat: int, left: float | None, first: bool) -> Move | None:
+        """A round of the one-night discussion: a statement, or an empty line when ready to vote.
+
+        ``left``: seconds of talk left (None: no limit); None comes back when they run out first.
+        """
+        self.update(game, seat)
+        if first:
+            self.console.print(Text(self.t("ui.talk_open") if left is None else
+                                    self.t("ui.talk_clock", time=clock_text(left)), style="bold"), soft_wrap=True)
+        elif left is not None:
+            self.console.print(Text(self.t("ui.talk_left", time=clock_text(left)), style="dim"), soft_wrap=True)
+        line = self.read_within(self.t("ui.talk_prompt"), left)
+        if line is None:
+            self.time_up()
+            return None
+        return {"act": "speak", "text": line.strip() or None}
+
+    def time_up(self) -> None:
+        self.console.print(Text(self.t("ui.time_up"), style="bold red"), soft_wrap=True)
 
     def rejected(self, error: IllegalMove) -> None:
         """The engine refused the last answer: say why (the caller asks again)."""
@@ -187,8 +242,25 @@ class TerminalAgent(Agent):
         return self.menu(game, seat, decision, yes, self.prompt(decision))
 
     def read(self, prompt: str) -> str:
+        self.show_prompt(prompt)
+        return self.next_line()
+
+    def read_within(self, prompt: str, timeout: float | None) -> str | None:
+        """A line of input, or None when ``timeout`` seconds pass first. Only a terminal is timed:
+        lines already buffered from a pipe or a file would look to ``select`` like no input at all."""
+        self.show_prompt(prompt)
+        if timeout is not None and _isatty(self.input):
+            ready, _, _ = select.select([self.input], [], [], max(0.0, timeout))
+            if not ready:
+                self.console.print()
+                return None
+        return self.next_line()
+
+    def show_prompt(self, prompt: str) -> None:
         self.console.print(Text(prompt, style="bold cyan"), end="")
         self.console.file.flush()
+
+    def next_line(self) -> str:
         line = self.input.readline()
         if not line:
             self.console.print()

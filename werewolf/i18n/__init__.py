@@ -245,6 +245,8 @@ class _Narrator:
             return f".{get('part')}"
         if etype == "silent_turn":
             return f".{get('part')}"
+        if etype == "discussion":
+            return "" if get("seconds") is not None else ".unlimited"
         if etype in ("announce", "candidates"):
             return "" if get("seats") else ".none"
         if etype == "bear":

@@ -23,7 +23,7 @@ from itertools import combinations
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from werewolf.core.decisions import Choice, Decision, Move, Pair, Target
+from werewolf.core.decisions import Choice, Decision, Move, Pair, Speak, Target
 from werewolf.core.errors import SetupError
 from werewolf.core.events import MODERATOR, PUBLIC, Event
 from werewolf.core.game import Flow, Setup
@@ -92,6 +92,7 @@ class OneNightTable(Table):
         self.causes: dict[int, str] = {}
         self.stop_after_day: int | None = None
         self.steps: tuple[Step, ...] = ()  # tonight's steps: set by ``OneNightRuleset.new_table``
+        self.live_speech = False  # Setup.live_speech: the discussion waits for its speakers
 
     # -- seats and cards ---------------------------------------------------------------
     def others(self, seat: int) -> tuple[int, ...]:
@@ -466,6 +467,7 @@ class OneNightRuleset:
         t.custom_deck = plan.custom
         t.steps = plan.steps
         t.stop_after_day = setup.stop_after_day
+        t.live_speech = setup.live_speech
         return t
 
     def resolve_deck(self, setup: Setup) -> tuple[tuple[str, ...], int]:
@@ -551,6 +553,15 @@ class OneNightRuleset:
         t.say("day", number=1)
         # The timed discussion: the clock is the front end's; nobody may show or view a card.
         t.say("discussion", seconds=t.opts.discussion_seconds)
+        # Live play: rounds in which every seat still talking may say something at once; a turn
+        # without text (or declined: the front end does so when the time is up) ends that seat's talk.
+        talking = list(t.seats) if t.live_speech else []
+        while talking:
+            texts = yield [Speak(s, "discussion") for s in talking]
+            for s, text in zip(talking, texts):
+                if text:
+                    t.say("speech", seat=s, part="discussion", text=text)
+            talking = [s for s, text in zip(talking, texts) if text]
         ballots = yield vote_decisions(t)
         tally: dict[int, int] = {}
         for b in ballots:

@@ -48,6 +48,9 @@ class CreateRoom(BaseModel):
                                                             "null: the ruleset's standard deck for `players`")
     options: dict[str, Any] = Field(default_factory=dict, description="the ruleset's named options")
     bots: list[int] = Field(default_factory=list, description="seat numbers that bots play")
+    bot_kind: Literal["heuristic", "random"] = Field(
+        "heuristic", description="how the bots play: heuristic bots use what they know and talk; random ones "
+                                 "pick any legal answer")
     seed: int | None = Field(None, ge=0, lt=2**63, description="seed of the deal and the rules' chance; "
                                                                "null: drawn at random")
     mode: Literal["online", "face_to_face"] = "online"
@@ -96,6 +99,15 @@ class GameOver(BaseModel):
     seats: list[int]
 
 
+class Discussion(BaseModel):
+    """The one-night discussion: rounds of statements (``speak``), then the vote. A ``speak`` without
+    text is "ready to vote"; when the time is up the server declines every open turn."""
+
+    seconds: float | None = Field(description="its length; null: no limit (it ends when everyone is ready)")
+    ends: float | None = Field(description="when the time is up (Unix time); null: no limit")
+    ready: list[int] = Field(description="the seats that are ready to vote")
+
+
 class View(BaseModel):
     """A seat's view: only what that seat may know (``werewolf.core.views.view``)."""
 
@@ -111,6 +123,8 @@ class View(BaseModel):
     host: bool
     room: dict[str, Any]
     speaking: list[int] = Field(description="seats whose speaking turn it is (live speech)")
+    discussion: Discussion | None = Field(
+        description="while the one-night discussion is on (live speech): its clock and who is ready to vote")
     text: dict[str, Any] | None = Field(None, description="with ?lang=: every line narrated for this seat")
 
 
@@ -177,7 +191,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
         room, token = await hub_of(request).create(
             ruleset=body.ruleset, deck=body.deck, options=body.options, bots=body.bots, seed=body.seed,
             mode=body.mode, lang=normalize_lang(body.lang), players=body.players, timeout=body.timeout,
-            live_speech=body.live_speech)
+            live_speech=body.live_speech, bot_kind=body.bot_kind)
         return Created(room=room.id, host_token=token, players=room.n, url=f"{base_url(request)}/r/{room.id}")
 
     @app.get("/api/rooms/{room_id}", responses=ERRORS, tags=["rooms"])
@@ -355,8 +369,10 @@ def deck_players(ruleset: str, deck_id: str) -> int:
 
 @functools.cache
 def decks_json(lang: str) -> dict[str, Any]:
+    from werewolf.agents.heuristic import ONE_NIGHT
     from werewolf.i18n import has, role_name, t
     from werewolf.rulesets import MODULES, get_ruleset
+    from werewolf.web.rooms import BOTS
 
     out = []
     for name in MODULES:
@@ -369,5 +385,11 @@ def decks_json(lang: str) -> dict[str, Any]:
             "decks": [{"id": deck_id, "players": deck_players(name, deck_id), "roles": list(roles),
                        "names": [role_name(r, lang) if has(f"role.{r}", lang) else r for r in roles]}
                       for deck_id, roles in rs.decks().items()],
+            # The one-night discussion's lengths (option discussion_seconds): the rule books' usual five
+            # minutes, 004's one-minute and unlimited variants.
+            "discussion": [{"seconds": s, "name": t("ui.talk_minutes", lang, n=s // 60) if s else
+                            t("ui.talk_unlimited", lang)} for s in (300, 60, None)] if name in ONE_NIGHT else None,
         })
-    return {"lang": lang, "langs": list(LANGS), "rulesets": out}
+    return {"lang": lang, "langs": list(LANGS), "rulesets": out,
+            "bot_kinds": [{"id": k, "name": t(f"ui.bots.{k}", lang)} for k in BOTS],
+            "labels": {"bot_kind": t("ui.bot_kind", lang), "discussion": t("ui.talk_length", lang)}}

@@ -14,6 +14,14 @@ Nobody can read the room between 1 and 3 (views are computed under the same
 lock), so nobody is ever told the result of an answer that is not stored. If the
 commit fails, the room is reloaded from the database.
 
+Bots: one kind a room (``BOTS``; heuristic by default, stored with the room).
+
+The one-night discussion (live speech): rounds of statements until every seat
+is ready to vote (RULES.md §3.6). Its clock is the server's: it starts at the
+``discussion`` event, its end is stored with the room in the same transaction as
+the answers that opened the discussion (so a restart keeps it), and once it has
+run out every open turn of the discussion is declined as it comes, which ends it.
+
 Timeouts: a decision a person owes gets its default (``Game.decline``: no
 action, abstain, or the first legal option where the rules force a choice) once
 it has been open for the room's timeout (``--timeout``, or the room's
@@ -39,6 +47,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from werewolf.agents import Agent, RandomAgent
+from werewolf.agents.heuristic import ONE_NIGHT, HeuristicAgent
 from werewolf.core.decisions import Decision, Move
 from werewolf.core.errors import IllegalMove, WerewolfError
 from werewolf.core.game import Game, Setup
@@ -48,11 +57,23 @@ from werewolf.web.store import PlayerRecord, RoomRecord, Store
 
 log = logging.getLogger("werewolf.web")
 
-# Bot kinds by name, each made from a random generator (a later issue adds heuristic bots here).
-BOTS: dict[str, Callable[[random.Random], Agent]] = {
-    "random": lambda rng: RandomAgent(rng=rng),
+def heuristic_bots(rng: random.Random, seats: list[int], setup: Setup, lang: str) -> dict[int, Agent]:
+    """One heuristic agent plays every bot seat (their minds share what the table said), speaking ``lang``."""
+    agent = HeuristicAgent(rng, seats=seats, ruleset=setup.ruleset, lang=lang)
+    return dict.fromkeys(seats, agent)
+
+
+def random_bots(rng: random.Random, seats: list[int], setup: Setup, lang: str) -> dict[int, Agent]:
+    return {s: RandomAgent(rng=random.Random(rng.random())) for s in seats}
+
+
+# Bot kinds by name: each makes the agents of a room's bot seats from a random generator.
+BOTS: dict[str, Callable[[random.Random, list[int], Setup, str], dict[int, Agent]]] = {
+    "heuristic": heuristic_bots,
+    "random": random_bots,
 }
-DEFAULT_BOT = "random"
+DEFAULT_BOT = "heuristic"
+LEGACY_BOT = "random"  # the kind of rooms stored before the kind was
 
 MODES = ("online", "face_to_face")
 MAX_NAME = 40
@@ -90,6 +111,10 @@ def setup_from_json(d: dict[str, Any]) -> Setup:
         kw["deck"] = tuple(kw["deck"])
     kw["options"] = dict(kw.get("options") or {})
     return Setup(**kw)
+
+
+def _talk(d: Decision) -> bool:
+    return d.act == "speak" and getattr(d, "part", None) == "discussion"
 
 
 def seat_count(game: Game) -> int:
@@ -134,9 +159,9 @@ class Room:
         self.info_version = 0
         self.touched = time.time()
         self._reset_counts()
-        rng = random.Random(f"bots:{self.setup.seed}:{self.id}")
-        self.agents: dict[int, Agent] = {s: BOTS[DEFAULT_BOT](random.Random(rng.random()))
-                                         for s in range(1, self.n + 1)}
+        self.bot_kind = rec.bot_kind or LEGACY_BOT
+        self._agents: dict[int, Agent] | None = None  # made once the bot seats are known (the start)
+        self.talk_ends = rec.talk_ends
         self.track_deadlines()
 
     # -- who is asking -----------------------------------------------------------------------
@@ -162,7 +187,7 @@ class Room:
             "id": self.id, "status": self.status, "ruleset": s.ruleset,
             "deck": list(s.deck) if isinstance(s.deck, tuple) else s.deck,
             "options": dict(s.options), "mode": self.rec.mode, "lang": self.rec.lang, "players": self.n,
-            "timeout": self.timeout or None,
+            "timeout": self.timeout or None, "bot_kind": self.bot_kind,
             "seats": [{"seat": n, "name": self.names.get(n), "bot": n in self.bots,
                        "taken": n in self.names or n in self.bots} for n in range(1, self.n + 1)],
         }
@@ -188,7 +213,60 @@ class Room:
         out["host"] = host
         out["room"] = self.info()
         out["speaking"] = sorted({d.seat for d in self.game.pending() if d.act == "speak"})
+        out["discussion"] = self.discussion()
         return out
+
+    # -- the one-night discussion -------------------------------------------------------------
+    def talking(self) -> bool:
+        """Whether the one-night discussion is on: its rounds of statements are asked."""
+        request = self.game.request
+        return (self.status == "playing" and self.setup.ruleset in ONE_NIGHT and bool(request)
+                and all(_talk(d) for d in request))
+
+    def discussion(self) -> dict[str, Any] | None:
+        """The discussion as every phone shows it: its length, when it ends, who is ready to vote."""
+        if not self.talking():
+            return None
+        last: dict[int, tuple[str, Any]] = {}
+        for s, act, value in self.game.answers:
+            last[s] = (act, value)
+        # Ready: its last answer is a turn without text (this round's, or an earlier round's).
+        return {"seconds": self.talk_seconds(), "ends": self.talk_ends,
+                "ready": [s for s in range(1, self.n + 1) if last.get(s) == ("speak", None)]}
+
+    def talk_seconds(self) -> float | None:
+        e = next((e for e in self.game.events if e.type == "discussion"), None)
+        return None if e is None else e.data.get("seconds")
+
+    def start_talk_clock(self) -> bool:
+        """Start the discussion's clock once its ``discussion`` event is out; True when it starts now."""
+        if self.talk_ends is not None or self.setup.ruleset not in ONE_NIGHT or not self.talking():
+            return False
+        seconds = self.talk_seconds()
+        if seconds is None:  # no limit: it ends when everyone is ready
+            return False
+        self.talk_ends = time.time() + float(seconds)
+        return True
+
+    def talk_up(self) -> bool:
+        return self.talk_ends is not None and time.time() >= self.talk_ends
+
+    def late_turns(self) -> list[Decision]:
+        """The discussion's open turns once its time is up: each is declined as it comes."""
+        if not self.talk_up():
+            return []
+        return [d for d in self.game.pending() if _talk(d)]
+
+    def agents(self) -> dict[int, Agent]:
+        if self._agents is None:
+            rng = random.Random(f"bots:{self.setup.seed}:{self.id}")
+            self._agents = BOTS[self.bot_kind](rng, sorted(self.bots), self.setup, self.rec.lang)
+            for agent in set(self._agents.values()):
+                if isinstance(agent, HeuristicAgent):  # reloaded mid-discussion: the rounds it has talked
+                    for s, act, _ in self.game.answers:
+                        if act == "speak" and s in self.bots:
+                            agent.rounds[s] = agent.rounds.get(s, 0) + 1
+        return self._agents
 
     def view_json(self, seat: int | None, host: bool, lang: str | None) -> str:
         key = (seat, host, lang)
@@ -271,11 +349,17 @@ class Room:
         """Let the bots answer every decision they owe, until only people are asked."""
         g = self.game
         while not g.over:
+            late = self.late_turns()
+            for d in late:
+                g.decline(d)  # the last one closes the round: the vote follows
+            if late:
+                continue
             owed = [d for d in g.pending() if d.seat in self.bots]
             if not owed:
                 return
+            agents = self.agents()
             for d in owed:
-                agent = self.agents[d.seat]
+                agent = agents[d.seat]
                 if isinstance(agent, RandomAgent):
                     g.answer_value(d, agent.value(d))
                     continue
@@ -356,9 +440,12 @@ class Hub:
     # -- rooms ------------------------------------------------------------------------------
     async def create(self, *, ruleset: str, deck: str | list[str] | None, options: dict[str, Any],
                      bots: Iterable[int], seed: int | None, mode: str, lang: str, players: int | None,
-                     timeout: float | None, live_speech: bool = True) -> tuple[Room, str]:
+                     timeout: float | None, live_speech: bool = True,
+                     bot_kind: str = DEFAULT_BOT) -> tuple[Room, str]:
         if mode not in MODES:
             raise ApiError(422, f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+        if bot_kind not in BOTS:
+            raise ApiError(422, f"bot_kind must be one of {', '.join(BOTS)}, not {bot_kind!r}")
         if seed is None:
             seed = secrets.randbits(63)  # unguessable: the seed decides the deal
         setup = Setup(ruleset=ruleset, deck=tuple(deck) if isinstance(deck, list) else deck, options=options,
@@ -378,7 +465,8 @@ class Hub:
             if room_id not in self.rooms:
                 break
         rec = RoomRecord(id=room_id, created=time.time(), status="lobby", setup=setup.as_json(), mode=mode,
-                         lang=lang, bots=bot_seats, host_hash=token_hash(token), timeout=timeout)
+                         lang=lang, bots=bot_seats, host_hash=token_hash(token), timeout=timeout,
+                         bot_kind=bot_kind)
         await self.store.submit(Store.create_room(rec))
         room = Room(rec, self.timeout)
         self.rooms[room_id] = room
@@ -426,10 +514,13 @@ class Hub:
             room.run_bots()
             rows = game.answers[room.committed:]
             status = "over" if game.over else "playing"
+            clock = room.start_talk_clock()
 
             def write(conn: Any) -> None:
                 Store.set_status(room.id, status, sorted(bots))(conn)
                 Store.append_answers(room.id, 0, rows)(conn)
+                if clock and room.talk_ends is not None:
+                    Store.set_talk_ends(room.id, room.talk_ends)(conn)
 
             try:
                 await self.store.submit(write)
@@ -463,10 +554,9 @@ class Hub:
     async def decline(self, room: Room, decisions: list[Decision]) -> None:
         """Give timed-out decisions their defaults."""
         async with room.lock:
-            open_now = {id(d) for d in room.game.pending()}
             took = False
-            for d in decisions:
-                if id(d) in open_now and not room.game.over:
+            for d in decisions:  # each still open (a decision may be listed twice, or closed by now)
+                if not room.game.over and any(o is d for o in room.game.pending(d.seat)):
                     room.game.decline(d)
                     took = True
             if took:
@@ -478,10 +568,18 @@ class Hub:
         room.run_bots()
         rows = game.answers[room.committed:]
         over = game.over
-        if rows or (over and room.status != "over"):
+        clock = room.start_talk_clock()
+        if rows or (over and room.status != "over") or clock:
+            write = Store.append_answers(room.id, room.committed, rows, "over" if over else None)
+            ends = room.talk_ends
+            if clock and ends is not None:
+                answers = write
+
+                def write(conn: Any) -> None:  # the discussion's end, with the answers that opened it
+                    answers(conn)
+                    Store.set_talk_ends(room.id, ends)(conn)
             try:
-                await self.store.submit(Store.append_answers(room.id, room.committed, rows,
-                                                             "over" if over else None))
+                await self.store.submit(write)
             except Exception:
                 log.exception("room %s: commit failed", room.id)
                 await self._reload(room)
@@ -507,6 +605,7 @@ class Hub:
             fresh = Room(rec, self.timeout)
         room.game, room.status, room.committed = fresh.game, fresh.status, fresh.committed
         room.bots, room.names, room.hashes = fresh.bots, fresh.names, fresh.hashes
+        room.talk_ends, room._agents = fresh.talk_ends, None
         room.narrations.clear()
         room._encoded = {}
         room._reset_counts()
@@ -535,7 +634,7 @@ class Hub:
                 if room.status == "over" and not room.subs and now - room.touched > EVICT_AFTER:
                     del self.rooms[room_id]  # finished and unwatched: reloaded from the database if asked for
                     continue
-                due = [d for d, t in room.deadlines.values() if t <= now]
+                due = [d for d, t in room.deadlines.values() if t <= now] + room.late_turns()
                 if due:
                     try:
                         await self.decline(room, due)

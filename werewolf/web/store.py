@@ -3,8 +3,10 @@
 Tables:
 
 - ``rooms``: one row a room: the game's setup (ruleset, deck or seats, options,
-  seed) as JSON, the mode, the language, the bot seats, the host token's hash and
-  the status (``lobby``, ``playing``, ``over``).
+  seed) as JSON, the mode, the language, the bot seats and kind, the host token's
+  hash, the status (``lobby``, ``playing``, ``over``) and when the one-night
+  discussion's time is up (the clock is the server's, not the engine's, so it is
+  kept here to survive a restart).
 - ``players``: one row a taken seat: the name and the player token's hash.
 - ``answers``: the game's log of answers, one row each, numbered from 0 in the
   order the engine took them: ``(seat, act, value)`` with ``value`` as JSON.
@@ -42,7 +44,9 @@ from sqlalchemy import (
     create_engine,
     event,
     insert,
+    inspect,
     select,
+    text,
     update,
 )
 from sqlalchemy.engine import Connection, Engine
@@ -62,7 +66,11 @@ rooms = Table(
     Column("bots", Text, nullable=False),
     Column("host_hash", String(64), nullable=False),
     Column("timeout", Float, nullable=True),
+    # Added later (``_add_columns`` brings older databases up to date):
+    Column("bot_kind", String(16), nullable=True),  # null: random, the only kind before kinds were stored
+    Column("talk_ends", Float, nullable=True),  # when the one-night discussion's time is up (Unix time)
 )
+LATER_COLUMNS = ("bot_kind", "talk_ends")
 
 players = Table(
     "players", metadata,
@@ -116,6 +124,8 @@ class RoomRecord:
     bots: list[int]
     host_hash: str
     timeout: float | None
+    bot_kind: str | None = None
+    talk_ends: float | None = None
     players: list[PlayerRecord] = field(default_factory=list)
     answers: list[tuple[int, str, Any]] = field(default_factory=list)
 
@@ -130,6 +140,7 @@ class Store:
         self.url = url
         self.engine: Engine = _engine(url, sync)
         metadata.create_all(self.engine)
+        _add_columns(self.engine)
         self._queue: queue.Queue[Any] = queue.Queue()
         self._thread = threading.Thread(target=self._run, name="werewolf-store", daemon=True)
         self._thread.start()
@@ -202,7 +213,7 @@ class Store:
             conn.execute(insert(rooms).values(
                 id=rec.id, created=rec.created, status=rec.status, setup=json.dumps(rec.setup),
                 mode=rec.mode, lang=rec.lang, bots=json.dumps(rec.bots), host_hash=rec.host_hash,
-                timeout=rec.timeout))
+                timeout=rec.timeout, bot_kind=rec.bot_kind, talk_ends=rec.talk_ends))
         return run
 
     @staticmethod
@@ -219,6 +230,12 @@ class Store:
             if bots is not None:
                 values["bots"] = json.dumps(sorted(bots))
             conn.execute(update(rooms).where(rooms.c.id == room_id).values(**values))
+        return run
+
+    @staticmethod
+    def set_talk_ends(room_id: str, ends: float) -> Callable[[Connection], None]:
+        def run(conn: Connection) -> None:
+            conn.execute(update(rooms).where(rooms.c.id == room_id).values(talk_ends=ends))
         return run
 
     @staticmethod
@@ -251,7 +268,7 @@ class Store:
             for r in conn.execute(q.order_by(rooms.c.created)):
                 out[r.id] = RoomRecord(id=r.id, created=r.created, status=r.status, setup=json.loads(r.setup),
                                        mode=r.mode, lang=r.lang, bots=json.loads(r.bots), host_hash=r.host_hash,
-                                       timeout=r.timeout)
+                                       timeout=r.timeout, bot_kind=r.bot_kind, talk_ends=r.talk_ends)
             if not out:
                 return []
             ids = list(out)
@@ -264,6 +281,17 @@ class Store:
                     out[a.room_id].answers.append((a.seat, a.act, json.loads(a.value)))
             return list(out.values())
         return run
+
+
+def _add_columns(engine: Engine) -> None:
+    """Bring a database made by an older version up to date: add the columns it lacks (all nullable)."""
+    have = {c["name"] for c in inspect(engine).get_columns("rooms")}
+    with engine.begin() as conn:
+        for name in LATER_COLUMNS:
+            if name not in have:
+                column = rooms.c[name]
+                kind = column.type.compile(dialect=engine.dialect)
+                conn.execute(text(f"ALTER TABLE rooms ADD COLUMN {name} {kind}"))
 
 
 def _chunks(items: list[str], n: int) -> list[list[str]]:

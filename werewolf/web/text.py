@@ -74,9 +74,12 @@ def render(room: Room, v: Mapping[str, Any], seat: int | None, lang: str) -> dic
     if seat is not None and room.status == "playing":
         for d in room.game.pending(seat):
             out["decisions"].append(decision_text(room, d, seat, lang, role, events))
-    # Whose speaking turn it is (public: the moderator announces it).
+    # Whose speaking turn it is (public: the moderator announces it); in the one-night discussion
+    # everyone may talk at once, and the phones show who is ready instead.
+    talk = v.get("discussion")
     out["speaking"] = [turn_text(d, lang, None) for d in room.game.pending() if d.act == "speak"] \
-        if room.status == "playing" else []
+        if room.status == "playing" and talk is None else []
+    out["discussion"] = None if talk is None else discussion_text(talk, lang)
     result = v.get("game_over")
     if result is not None:
         teams = result.get("teams") or []
@@ -96,6 +99,21 @@ def _safe(fn: Any, *args: Any, default: str) -> str:
         return str(fn(*args))
     except (KeyError, TypeError, ValueError):
         return default
+
+
+def discussion_text(talk: Mapping[str, Any], lang: str) -> dict[str, Any]:
+    """The one-night discussion's words: its length, the "ready to vote" button, who is ready."""
+    seconds = talk.get("seconds")
+    ready = talk.get("ready") or []
+    return {
+        "title": _t("part.discussion", lang, "discussion"),
+        "clock": _t("event.discussion.unlimited", lang) if seconds is None
+        else _t("event.discussion", lang, seconds=int(seconds)),
+        "ready_button": _t("ui.ready", lang),
+        "ready": _t("ui.talk_ready", lang, seats=_t("fmt.list_sep", lang, ", ").join(
+            seat_label(s, lang) for s in ready)) if ready else "",
+        "waiting": _t("ui.talk_waiting", lang),
+    }
 
 
 def final_roles(room: Room, lang: str) -> list[dict[str, Any]]:

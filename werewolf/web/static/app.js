@@ -65,11 +65,18 @@ async function homePage() {
   const mode = el("select", { id: "mode" },
     el("option", { value: "online", text: ui("online") }),
     el("option", { value: "face_to_face", text: ui("face_to_face") }));
+  const kind = el("select", { id: "bot-kind" },
+    decks.bot_kinds.map((k) => el("option", { value: k.id, text: k.name })));
+  const talk = el("select", { id: "talk-length" });
+  const talkLabel = el("label", {}, decks.labels.discussion, talk);
   for (const r of decks.rulesets) rs.append(el("option", { value: r.id, text: r.name }));
   const fillDecks = () => {
     const r = decks.rulesets.find((x) => x.id === rs.value);
     deck.replaceChildren(...r.decks.map((d) => el("option", { value: d.id,
       text: `${d.id} · ${d.players} ${ui("players")} · ${summary(d.names)}` })));
+    talk.replaceChildren(...(r.discussion || []).map((x) => el("option", { value: JSON.stringify(x.seconds),
+      text: x.name })));
+    talkLabel.hidden = !r.discussion;
     const pref = r.decks.find((d) => d.players === 12);
     if (pref) deck.value = pref.id;
     syncBots();
@@ -88,8 +95,9 @@ async function homePage() {
     const seats = [];
     for (let s = n - b + 1; s <= n; s++) seats.push(s);
     try {
-      const room = await api("POST", "/api/rooms",
-        { ruleset: rs.value, deck: deck.value, bots: seats, mode: mode.value, lang: LANG });
+      const options = talkLabel.hidden ? {} : { discussion_seconds: JSON.parse(talk.value) };
+      const room = await api("POST", "/api/rooms", { ruleset: rs.value, deck: deck.value, bots: seats,
+        bot_kind: kind.value, options, mode: mode.value, lang: LANG });
       localStorage.setItem(key(room.room, "host"), room.host_token);
       location.href = "/r/" + room.room;
     } catch (err) { toast(err.message); create.disabled = false; }
@@ -99,6 +107,8 @@ async function homePage() {
     el("label", {}, ui("ruleset"), rs),
     el("label", {}, ui("deck"), deck),
     el("label", {}, ui("bots"), bots), el("p", { class: "muted small", text: ui("bots_hint") }),
+    el("label", {}, decks.labels.bot_kind, kind),
+    talkLabel,
     el("label", {}, ui("mode"), mode),
     create));
 }
@@ -252,9 +262,11 @@ function renderGame(v) {
   if (v.game_over && t.result) parts.push(resultCard(v, t));
   if (v.seat !== null) {
     parts.push(roleCard(v, t));
+    if (v.discussion && t.discussion) parts.push(talkCard(v, t.discussion));
     if (!v.game_over) parts.push(decisionCard(v, t));
   } else {
     parts.push(moderatorCard(v, t));
+    if (v.discussion && t.discussion) parts.push(talkCard(v, t.discussion));
   }
   parts.push(logCard(v, t));
   parts.push(seatsCard(v.room, v.seat));
@@ -284,8 +296,9 @@ function decisionCard(v, t) {
     card.append(el("p", { class: "waiting", text: ui("waiting") }));
     return card;
   }
-  if (v.deadline) card.append(countdown(v.deadline));
+  if (v.deadline && !v.discussion) card.append(countdown(v.deadline));
   for (const d of t.decisions) {
+    if (v.discussion && d.part === "discussion") { card.append(talkBox(v, t.discussion)); continue; }
     card.append(el("h2", { text: d.title }), el("p", { class: "prompt", text: d.prompt }));
     if (d.act === "speak") card.append(speakBox(v, d));
     else if ((d.kind === "pair" || d.kind === "subset") && d.options.length > 8) card.append(seatPicker(v, d));
@@ -327,6 +340,44 @@ function speakBox(v, d) {
       const text = box.value.trim(); S.draft = ""; act({ act: "speak", text: text || null }); } }),
     el("button", { class: "big", id: "pass-speech", text: ui("pass"), onclick: () => {
       S.draft = ""; act({ act: "speak", text: null }); } })));
+}
+
+// The one-night discussion: everyone may talk at once, round after round, until all are ready to vote
+// or the server's clock runs out. Every phone shows the clock and who is ready.
+function talkCard(v, words) {
+  const card = el("section", { class: "card talk", id: "talk" }, el("h2", { text: words.title }),
+    el("p", { class: "muted", text: words.clock }));
+  if (v.discussion.ends) card.append(talkClock(v.discussion.ends));
+  if (words.ready) card.append(el("p", { class: "ready", id: "ready", text: words.ready }));
+  card.append(el("p", { class: "muted small", text: words.waiting }));
+  return card;
+}
+
+function talkClock(ends) {
+  const span = el("span", { class: "count", id: "talk-clock" });
+  const tick = () => {
+    const left = Math.max(0, Math.ceil(ends - Date.now() / 1000));
+    span.textContent = `${ui("time_left")}: ${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+  };
+  tick();
+  clearInterval(talkClock.timer);
+  talkClock.timer = setInterval(tick, 1000);
+  return el("p", { class: "deadline" }, span);
+}
+
+function talkBox(v, words) {
+  const ready = el("button", { class: "big", id: "ready-to-vote", text: words.ready_button, onclick: () => {
+    S.draft = ""; act({ act: "speak", text: null }); } });
+  if (v.room.mode === "face_to_face") return el("div", { class: "speak" }, ready);  // people talk aloud
+  const box = el("textarea", { id: "speech", rows: "3", maxlength: "2000", placeholder: ui("say_hint") });
+  box.value = S.draft;
+  box.addEventListener("input", () => { S.draft = box.value; });
+  return el("div", { class: "speak" }, box, el("div", { class: "row" },
+    el("button", { class: "big primary", id: "send-speech", text: ui("send"), onclick: () => {
+      const text = box.value.trim();
+      if (!text) { box.focus(); return; }  // an empty statement would mean "ready to vote"
+      S.draft = ""; act({ act: "speak", text }); } }),
+    ready));
 }
 
 function seatPicker(v, d) {
@@ -458,7 +509,8 @@ function voiceFeed(v) {
   if (VOICE.seen < 0) VOICE.seen = Math.max(0, v.events.length - 1);
   for (let i = VOICE.seen; i < v.events.length; i++) {
     const e = v.events[i];
-    if (e.type === "speech" || e.type === "ballots" || !t.events[i]) continue;
+    // A speaking turn is announced as a turn; what was typed (a bot's statement too) is read out.
+    if ((e.type === "speech" && !e.text) || e.type === "ballots" || !t.events[i]) continue;
     say({ text: t.events[i], type: e.type });
   }
   VOICE.seen = v.events.length;
