@@ -306,6 +306,19 @@ def test_deal_by_players_and_by_deck() -> None:
     assert isinstance(t, OneNightTable) and t.n == 3 and t.custom_deck
 
 
+def test_a_deck_checked_once_still_deals_anew_and_refuses_every_time() -> None:
+    # A deck's checks and night steps are worked out at its first deal only (a simulation deals it millions of times).
+    deck = ("werewolf", "seer", "robber", "villager", "villager", "villager")
+    tables = [Game(Setup("onenight", deck=deck, seed=seed)).table for seed in range(30)]
+    assert all(isinstance(t, OneNightTable) and t.custom_deck and t.in_deck == frozenset(deck) for t in tables)
+    assert len({t.dealt for t in tables if isinstance(t, OneNightTable)}) > 5
+    steps = [e.data["step"] for e in Game(Setup("onenight", deck=deck, seed=1)).events if e.type == "step"]
+    assert steps == ["1", "2", "3"]
+    for seed in range(3):  # a refused deck is never remembered as playable
+        with pytest.raises(SetupError, match="box holds 2 werewolf"):
+            Game(Setup("onenight", deck=("werewolf",) * 3 + ("seer", "robber", "villager"), seed=seed))
+
+
 @pytest.mark.parametrize("setup", [
     Setup("onuw", deck="onuw11"),
     Setup("onuw", deck="onenight5"),
@@ -313,6 +326,7 @@ def test_deal_by_players_and_by_deck() -> None:
     Setup("onuw", players=2),
     Setup("onenight", players=8),
     Setup("onuw", deck=("werewolf",) * 4),
+    Setup("onuw", deck=(["werewolf"],) * 8),  # type: ignore[arg-type]  # what a JSON client may send
     Setup("onuw", deck=("werewolf", "seer", "villager", "villager", "robber", "mason", "troublemaker")),
     Setup("onuw", deck=("villager", "seer", "robber", "troublemaker", "villager", "villager")),
     Setup("onenight", seats=("werewolf", "seer", "villager"), center=("robber", "villager"),

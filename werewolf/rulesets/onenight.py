@@ -51,10 +51,12 @@ def deck_rules(counts: Counter[str]) -> None:
 
 def winners(t: OneNightTable) -> Result:
     """RULES.md §4.5, by the cards at dawn."""
-    wolves = [s for s in t.seats if t.dawn_role(s) == "werewolf"]
-    humans = [s for s in t.seats if s not in wolves]
+    wolves: list[int] = []
+    humans: list[int] = []
+    for s, role in zip(t.seats, t.dawn_roles()):
+        (wolves if role == "werewolf" else humans).append(s)
     executed = set(t.dead)
-    if executed & set(wolves) or (not executed and not wolves):
+    if not executed.isdisjoint(wolves) or (not executed and not wolves):
         return ["village"], humans
     if wolves:
         # Nobody executed with a wolf at the table, or only humans executed.

@@ -20,6 +20,7 @@ from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
 from itertools import combinations
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from werewolf.core.decisions import Choice, Decision, Move, Pair, Speak, Target
@@ -45,18 +46,44 @@ class SeatInfo(NamedTuple):
     cause: str
 
 
+class Seating(NamedTuple):
+    """What depends only on the number of players, made once per count (games are made by the million)."""
+
+    keys: tuple[str, ...]  # the seats as the log's JSON keys, "1" to "n"
+    alone: tuple[frozenset[int], ...]  # alone[seat - 1]: the audience of what one player is told
+    others: tuple[tuple[int, ...], ...]  # others[seat - 1]: every seat but that one
+    # The day's forced votes (A-61): the same question in every game of this size,
+    # and a decision is never changed by its answer (the game keeps the answers).
+    votes: tuple[Target, ...]  # at another player (the rule book)
+    votes_any: tuple[Target, ...]  # at any player (allow_self_vote)
+
+
+@cache
+def seating(n: int) -> Seating:
+    seats = range(1, n + 1)
+    others = tuple(tuple(s for s in seats if s != seat) for seat in seats)
+    why = "point at the player to execute"
+    # The default is the lowest seat one may point at.
+    votes = tuple(Target(seat, "vote", others[seat - 1], optional=False, why=why, forbidden=MappingProxyType(
+        {seat: "every player points at another player (allow_self_vote=false)"})) for seat in seats)
+    votes_any = tuple(Target(seat, "vote", tuple(seats), optional=False, why=why) for seat in seats)
+    return Seating(tuple(map(str, seats)), tuple(frozenset((s,)) for s in seats), others, votes, votes_any)
+
+
 class OneNightTable(Table):
     def __init__(self, ruleset: str, opts: OneNightOptions, seats: Sequence[str], center: Sequence[str],
-                 seed: int, rng: random.Random | None = None) -> None:
+                 seed: int, rng: random.Random | None = None, in_deck: frozenset[str] | None = None) -> None:
         super().__init__(seed, rng)
         self.ruleset = ruleset
         self.opts = opts
         self.n = len(seats)
         self.seats = range(1, self.n + 1)
+        self.seating = seating(self.n)
         self.dealt = tuple(seats)
         self.cards = list(seats)
         self.center = list(center)
-        self.in_deck = frozenset(seats) | frozenset(center)
+        # Every card of the box that is in the game (``in_deck``: the caller knows it already).
+        self.in_deck = in_deck if in_deck is not None else frozenset(self.dealt) | frozenset(center)
         # The role each seat acts as at night: its dealt card, or for the
         # doppelganger the role it copied at step B.
         self.acting = list(seats)
@@ -64,17 +91,21 @@ class OneNightTable(Table):
         self.dead: list[int] = []  # in order of death
         self.causes: dict[int, str] = {}
         self.stop_after_day: int | None = None
+        self.steps: tuple[Step, ...] = ()  # tonight's steps: set by ``OneNightRuleset.new_table``
         self.live_speech = False  # Setup.live_speech: the discussion waits for its speakers
 
     # -- seats and cards ---------------------------------------------------------------
-    def others(self, seat: int) -> list[int]:
-        return [s for s in self.seats if s != seat]
+    def others(self, seat: int) -> tuple[int, ...]:
+        return self.seating.others[seat - 1]
 
     def acting_as(self, role: str) -> list[int]:
-        return [s for s in self.seats if self.acting[s - 1] == role]
+        return [s for s, r in enumerate(self.acting, 1) if r == role]
 
     def dealt_as(self, role: str) -> list[int]:
-        return [s for s in self.seats if self.dealt[s - 1] == role]
+        held = self.dealt.count(role)
+        if held <= 1:  # most boxes hold one card of a waking role, and it may lie in the centre
+            return [self.dealt.index(role) + 1] if held else []
+        return [s for s, r in enumerate(self.dealt, 1) if r == role]
 
     def dawn_role(self, seat: int) -> str:
         """The role a seat plays by: its card at dawn. The doppelganger card is
@@ -85,8 +116,19 @@ class OneNightTable(Table):
             return self.copied
         return card
 
+    def dawn_roles(self) -> list[str]:
+        """Every seat's ``dawn_role``, in seat order."""
+        copied = self.copied
+        if copied is None:
+            return self.cards[:]
+        return [copied if card == "doppelganger" else card for card in self.cards]
+
     def roles_by_seat(self) -> dict[int, str]:
-        return {s: self.dawn_role(s) for s in self.seats}
+        return dict(zip(self.seats, self.dawn_roles()))
+
+    def by_seat(self, values: Iterable[Any]) -> dict[str, Any]:
+        """A log field keyed by seat ("1" to "n") from the values in seat order."""
+        return dict(zip(self.seating.keys, values))
 
     def p(self, seat: int) -> SeatInfo:
         return SeatInfo(seat, self.acting[seat - 1], self.dealt[seat - 1], seat not in self.causes,
@@ -124,7 +166,12 @@ class OneNightTable(Table):
 
     # -- events ------------------------------------------------------------------------
     # Straight onto the log, like ``emit`` (a few dozen events a game, on the hot path of simulations).
-    def tell(self, seats: Iterable[int], type: str, /, **data: Any) -> None:
+    def tell(self, seat: int, type: str, /, **data: Any) -> None:
+        """An event for one player's eyes."""
+        self.events.append(_event(Event, (type, self.phase, data, self.seating.alone[seat - 1])))
+
+    def tell_group(self, seats: Iterable[int], type: str, /, **data: Any) -> None:
+        """An event for a group that opens its eyes together (the werewolves, the masons)."""
         self.events.append(_event(Event, (type, self.phase, data, frozenset(seats))))
 
     def log(self, type: str, /, **data: Any) -> None:
@@ -149,7 +196,7 @@ class Look(Decision):
     __slots__ = ("targets", "n_center", "k")
 
     def __init__(self, seat: int, targets: Sequence[int], n_center: int, k: int) -> None:
-        super().__init__(seat, "look", why=f"look at another player's card or at {_cards(k)} in the centre")
+        super().__init__(seat, "look", why=_look_why(k))
         self.targets = tuple(targets)
         self.n_center = n_center
         self.k = k
@@ -210,6 +257,11 @@ def _cards(k: int) -> str:
     return "1 card" if k == 1 else f"{k} cards"
 
 
+@cache
+def _look_why(k: int) -> str:
+    return f"look at another player's card or at {_cards(k)} in the centre"
+
+
 def _centre(n: int) -> str:
     return "the only centre card is card 1" if n == 1 else f"the centre cards are 1–{n}"
 
@@ -226,12 +278,9 @@ class OthersPair(Pair):
         return super().check(move)
 
 
-def vote_decision(t: OneNightTable, seat: int) -> Target:
-    """A forced vote (A-61): point at another player; the default is the lowest other seat."""
-    if t.opts.allow_self_vote:
-        return Target(seat, "vote", t.seats, optional=False, why="point at the player to execute")
-    return Target(seat, "vote", t.others(seat), optional=False, why="point at the player to execute",
-                  forbidden={seat: "every player points at another player (allow_self_vote=false)"})
+def vote_decisions(t: OneNightTable) -> list[Decision]:
+    """Every player's forced vote (A-61): at another player, unless allow_self_vote."""
+    return list(t.seating.votes_any if t.opts.allow_self_vote else t.seating.votes)
 
 
 # -- the roles' powers ------------------------------------------------------------------
@@ -247,14 +296,14 @@ def copy(t: OneNightTable, seat: int) -> Gen:
     role = t.cards[target - 1]
     t.copied = role
     t.acting[seat - 1] = role
-    t.tell((seat,), "copy", seat=seat, target=target, role=role)
+    t.tell(seat, "copy", seat=seat, target=target, role=role)
 
 
 def werewolves_meet(t: OneNightTable) -> list[int]:
     """Werewolves open their eyes and see each other (a lone wolf sees only itself)."""
     wolves = t.acting_as("werewolf")
     if wolves:
-        t.tell(wolves, "wolves", seats=wolves)
+        t.tell_group(wolves, "wolves", seats=wolves)
     return wolves
 
 
@@ -263,20 +312,20 @@ def peek(t: OneNightTable, seat: int) -> Gen:
     (card,) = yield [Choice(seat, "peek", "card", range(1, len(t.center) + 1), optional=True,
                             why="you are the only werewolf: you may view one centre card")]
     if card is not None:
-        t.tell((seat,), "peek", seat=seat, card=card, role=t.center[card - 1])
+        t.tell(seat, "peek", seat=seat, card=card, role=t.center[card - 1])
 
 
 def thumbs(t: OneNightTable, seat: int) -> Gen:
     """Minion: the werewolves raise their thumbs (those who woke as werewolves,
     a doppel-werewolf included); the wolves do not learn who the minion is."""
-    t.tell((seat,), "thumbs", seat=seat, wolves=t.acting_as("werewolf"))
+    t.tell(seat, "thumbs", seat=seat, wolves=t.acting_as("werewolf"))
     yield from ()
 
 
 def masons_meet(t: OneNightTable) -> Gen:
     masons = t.acting_as("mason")
     if masons:
-        t.tell(masons, "masons", seats=masons)
+        t.tell_group(masons, "masons", seats=masons)
     yield from ()
 
 
@@ -284,9 +333,9 @@ def look(t: OneNightTable, seat: int, k: int) -> Gen:
     """Seer: one other player's card, or ``k`` centre cards; sees the cards' faces."""
     (v,) = yield [Look(seat, t.others(seat), len(t.center), k)]
     if isinstance(v, int):
-        t.tell((seat,), "check", seat=seat, target=v, role=t.cards[v - 1])
+        t.tell(seat, "check", seat=seat, target=v, role=t.cards[v - 1])
     elif v is not None:
-        t.tell((seat,), "check", seat=seat, cards=list(v), roles=[t.center[i - 1] for i in v])
+        t.tell(seat, "check", seat=seat, cards=list(v), roles=[t.center[i - 1] for i in v])
 
 
 def rob(t: OneNightTable, seat: int) -> Gen:
@@ -297,7 +346,7 @@ def rob(t: OneNightTable, seat: int) -> Gen:
     if target is None:
         return
     t.swap_seats(seat, seat, target)
-    t.tell((seat,), "rob", seat=seat, target=target, role=t.cards[seat - 1])
+    t.tell(seat, "rob", seat=seat, target=target, role=t.cards[seat - 1])
 
 
 def trouble(t: OneNightTable, seat: int) -> Gen:
@@ -308,7 +357,7 @@ def trouble(t: OneNightTable, seat: int) -> Gen:
         return
     a, b = pair
     t.swap_seats(seat, a, b)
-    t.tell((seat,), "swap", seat=seat, targets=[a, b])
+    t.tell(seat, "swap", seat=seat, targets=[a, b])
 
 
 def drink(t: OneNightTable, seat: int) -> Gen:
@@ -319,16 +368,24 @@ def drink(t: OneNightTable, seat: int) -> Gen:
     if card is None:
         return
     t.swap_center(seat, seat, card)
-    t.tell((seat,), "take", seat=seat, card=card)
+    t.tell(seat, "take", seat=seat, card=card)
 
 
 def wake_up(t: OneNightTable, seat: int) -> Gen:
     """Insomniac: view own card at the end of the night."""
-    t.tell((seat,), "own_card", seat=seat, role=t.cards[seat - 1])
+    t.tell(seat, "own_card", seat=seat, role=t.cards[seat - 1])
     yield from ()
 
 
 # -- the ruleset ----------------------------------------------------------------------
+class Plan(NamedTuple):
+    """What a deck means for a game, whatever the deal: checked once per deck."""
+
+    custom: bool  # not the rule book's deck for this many players
+    in_deck: frozenset[str]
+    steps: tuple[Step, ...]  # the night order's steps this deck holds
+
+
 class Step(NamedTuple):
     """One line of a night-order table: announced when the deck holds ``role`` (and ``needs``)."""
 
@@ -366,6 +423,18 @@ class OneNightRuleset:
     def _book_counts(self) -> dict[int, Counter[str]]:
         return {n: Counter(self.standard_deck(n)) for n in range(self.min_players, self.max_players + 1)}
 
+    @cached_property
+    def _dealt_decks(self) -> dict[tuple[tuple[str, ...], int], Plan]:
+        """The plan of each deck already dealt and found playable, by (deck, players): a deal
+        only orders the cards, so a deck's checks and night steps are the same for every deal."""
+        return {}
+
+    def plan(self, in_deck: frozenset[str], custom: bool) -> Plan:
+        return Plan(custom, in_deck, tuple(
+            step for step in self.night_order
+            # A step the deck holds is always called, held by a player or not (a phantom step).
+            if step.role in in_deck and all(r in in_deck for r in step.needs)))
+
     # -- setup -------------------------------------------------------------------------
     def new_table(self, setup: Setup) -> OneNightTable:
         opts: OneNightOptions = make_options(self.name, setup.options)
@@ -374,15 +443,29 @@ class OneNightRuleset:
         rng = random.Random(setup.seed)
         if setup.seats is not None:
             seats, center = list(setup.seats), list(setup.center)
+            custom = self.check_deck(seats, center)
+            plan = self.plan(frozenset(seats) | frozenset(center), custom)
         else:
             deck, n = self.resolve_deck(setup)
-            self.check_cards(deck)
+            try:
+                known = self._dealt_decks.get((deck, n))
+            except TypeError:  # something unhashable for a card: check_cards says what
+                known = None
+            if known is None:
+                self.check_cards(deck)
             cards = list(deck)
             rng.shuffle(cards)
             seats, center = cards[:n], cards[n:]
-        custom = self.check_deck(seats, center, cards_checked=setup.seats is None)
-        t = OneNightTable(self.name, opts, seats, center, setup.seed, rng)  # one stream: the deal drew first
-        t.custom_deck = custom
+            if known is None:
+                custom = self.check_deck(seats, center, cards_checked=True)
+                if len(self._dealt_decks) >= 1024:  # custom decks of a long-running server: keep it small
+                    self._dealt_decks.clear()
+                known = self._dealt_decks[deck, n] = self.plan(frozenset(deck), custom)
+            plan = known
+        # One stream: the deal drew first.
+        t = OneNightTable(self.name, opts, seats, center, setup.seed, rng, in_deck=plan.in_deck)
+        t.custom_deck = plan.custom
+        t.steps = plan.steps
         t.stop_after_day = setup.stop_after_day
         t.live_speech = setup.live_speech
         return t
@@ -447,22 +530,18 @@ class OneNightRuleset:
     def play(self, table: Any) -> Flow:
         t: OneNightTable = table
         t.say("game_start", ruleset=t.ruleset, players=t.n, center=len(t.center), custom_deck=t.custom_deck)
-        t.log("deal", seats={str(s): t.dealt[s - 1] for s in t.seats}, center=list(t.center))
-        for s in t.seats:
-            t.tell((s,), "role", seat=s, role=t.dealt[s - 1])
+        t.log("deal", seats=t.by_seat(t.dealt), center=list(t.center))
+        for s, role in zip(t.seats, t.dealt):
+            t.tell(s, "role", seat=s, role=role)
         t.phase = "night1"
         t.say("night", number=1)
-        deck = t.in_deck
-        for step in self.night_order:
-            # A step the deck holds is always called, held by a player or not (a phantom step).
-            if step.role in deck and (not step.needs or all(r in deck for r in step.needs)):
-                if step.copied:
-                    t.say("step", step=step.code, role=step.role, copied=step.copied)
-                else:
-                    t.say("step", step=step.code, role=step.role)
-                yield from step.run(t)
-        t.log("dawn", seats={str(s): t.cards[s - 1] for s in t.seats}, center=list(t.center),
-              copied=t.copied)
+        for step in t.steps:  # the steps the deck holds (``plan``)
+            if step.copied:
+                t.say("step", step=step.code, role=step.role, copied=step.copied)
+            else:
+                t.say("step", step=step.code, role=step.role)
+            yield from step.run(t)
+        t.log("dawn", seats=t.by_seat(t.cards), center=list(t.center), copied=t.copied)
         if t.stop_after_day is not None and t.stop_after_day < 1:
             t.stopped = True
             t.say("stopped")
@@ -483,12 +562,11 @@ class OneNightRuleset:
                 if text:
                     t.say("speech", seat=s, part="discussion", text=text)
             talking = [s for s, text in zip(talking, texts) if text]
-        ballots = yield [vote_decision(t, s) for s in t.seats]
+        ballots = yield vote_decisions(t)
         tally: dict[int, int] = {}
         for b in ballots:
             tally[b] = tally.get(b, 0) + 1
-        t.say("votes", ballots={str(s): b for s, b in zip(t.seats, ballots)},
-              tally={str(s): c for s, c in sorted(tally.items())})
+        t.say("votes", ballots=t.by_seat(ballots), tally={t.seating.keys[s - 1]: c for s, c in sorted(tally.items())})
         top = max(tally.values())
         executed = [] if self.spared(tally, t.n) else sorted(s for s, c in tally.items() if c == top)
         if not executed:
@@ -510,9 +588,8 @@ class OneNightRuleset:
         teams, seats = self.winners(t)
         t.result = (teams, seats)
         t.say("game_over", teams=teams, seats=seats)
-        t.say("roles", roles={str(s): t.cards[s - 1] for s in t.seats}, center=list(t.center),
-              dealt={str(s): t.dealt[s - 1] for s in t.seats}, copied=t.copied,
-              teams={str(s): team_of(t.dawn_role(s)) for s in t.seats})
+        t.say("roles", roles=t.by_seat(t.cards), center=list(t.center), dealt=t.by_seat(t.dealt), copied=t.copied,
+              teams=t.by_seat([TEAMS.get(r, "village") for r in t.dawn_roles()]))
 
     @staticmethod
     def die(t: OneNightTable, seat: int, cause: str, **more: Any) -> None:
@@ -521,13 +598,8 @@ class OneNightRuleset:
         t.say("death", seat=seat, cause=cause, **more)
 
 
-def team_of(role: str) -> str:
-    """The log's team of a dawn role: the minion is on the wolves' team."""
-    if role in ("werewolf", "minion"):
-        return "wolves"
-    if role == "tanner":
-        return "tanner"
-    return "village"
+# The log's team of a dawn role: the minion is on the wolves' team; every role not named is "village".
+TEAMS = {"werewolf": "wolves", "minion": "wolves", "tanner": "tanner"}
 
 
 def top_one_spares(tally: dict[int, int], n: int) -> bool:

@@ -16,7 +16,7 @@ BOX = {"doppelganger": 1, "werewolf": 2, "minion": 1, "mason": 2, "seer": 1, "ro
 
 def seer(t: OneNightTable, seat: int) -> Gen:
     """One other player's card, or any 2 of the 3 centre cards."""
-    yield from C.look(t, seat, 2)
+    return C.look(t, seat, 2)
 
 
 # What each waking role does, for the seat that acts as it.
@@ -97,29 +97,33 @@ def deck_rules(counts: Counter[str]) -> None:
 
 def winners(t: OneNightTable) -> Result:
     """RULES.md §4.4, by the cards at dawn; the dead are the executed and the shot."""
-    role = t.roles_by_seat()
-    wolves = {s for s, r in role.items() if r == "werewolf"}
-    minions = {s for s, r in role.items() if r == "minion"}
-    tanners = {s for s, r in role.items() if r == "tanner"}
-    village = [s for s in t.seats if s not in wolves and s not in minions and s not in tanners]
+    wolves: list[int] = []
+    minions: list[int] = []
+    tanners: list[int] = []
+    village: list[int] = []
+    side = {"werewolf": wolves, "minion": minions, "tanner": tanners}
+    for s, role in zip(t.seats, t.dawn_roles()):
+        side.get(role, village).append(s)
     dead = set(t.dead)
+    a_wolf_died = not dead.isdisjoint(wolves)
+    dead_tanners = [s for s in tanners if s in dead]
     teams: list[str] = []
     seats: list[int] = []
-    if village and (dead & wolves if wolves else not dead):
+    if village and (a_wolf_died if wolves else not dead):
         teams.append("village")
         seats += village
     if wolves:
         # 「至少有1位以上狼人，且無任何狼人死亡」, and a dead tanner takes the win from them.
-        if not dead & wolves and not dead & tanners:
+        if not a_wolf_died and not dead_tanners:
             teams.append("wolves")
-            seats += wolves | minions
-    elif minions and dead - minions:
+            seats += wolves + minions
+    elif minions and not dead.issubset(minions):
         # 「若無任何狼人存在，只要1位非內奸角色死亡，由內奸贏得勝利」
         teams.append("wolves")
         seats += minions
-    if dead & tanners:
+    if dead_tanners:
         teams.append("tanner")
-        seats += dead & tanners
+        seats += dead_tanners
     return teams, sorted(seats)
 
 

@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""Proof that a change to the one-night engines (onuw, onenight) leaves every game as it was.
+
+    python scripts/identical_onenight.py record /tmp/onenight-games.json   # before the change
+    python scripts/identical_onenight.py verify /tmp/onenight-games.json   # after it: lists every difference
+
+For every onuw deck (3–10 players), every onenight deck, a few custom decks, a
+few option sets and a few fixed deals, it plays many seeds with random agents
+(the loop of ``werewolf.sim.runner._play_random``) and fewer with heuristic bots
+(the loop of ``werewolf.sim.runner.play_game``), and keeps a sha256 of each
+game: its full event log (``Event.as_json()`` lines), its answers and its
+result. It also keeps a digest of ``run_chunk``'s statistics and logs, so a
+change to the simulation runner is checked as well. ``verify`` replays the
+same games and reports each game whose digest changed, with its seed.
+
+``--games N`` (random agents per setup, default 2000) and ``--heuristic N``
+(default 200) must be the same for ``record`` and ``verify``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from werewolf.core.game import Game, Setup
+from werewolf.sim.config import BotSpec, SimConfig, game_seed, stream_seed
+from werewolf.sim.runner import run_chunk
+
+Run = tuple[str, Setup]
+
+
+def setups() -> list[Run]:
+    """Every setup checked, by a label that names it in the report."""
+    out: list[Run] = []
+    for n in range(3, 11):
+        out.append((f"onuw{n}", Setup("onuw", deck=f"onuw{n}")))
+    for n in range(3, 8):
+        out.append((f"onenight{n}", Setup("onenight", deck=f"onenight{n}")))
+    out.append(("onuw default players", Setup("onuw")))
+    out.append(("onenight default players", Setup("onenight")))
+    customs: dict[str, tuple[str, tuple[str, ...]]] = {
+        # The doppelganger with everything it can copy, and its insomniac step.
+        "onuw doppel 10": ("onuw", ("doppelganger", "werewolf", "werewolf", "minion", "mason", "mason", "seer",
+                                    "robber", "troublemaker", "drunk", "insomniac", "tanner", "hunter")),
+        "onuw doppel 5": ("onuw", ("doppelganger", "werewolf", "seer", "robber", "troublemaker", "insomniac",
+                                   "hunter", "tanner")),
+        "onuw lone wolf tanner": ("onuw", ("werewolf", "tanner", "hunter", "villager", "seer", "drunk", "minion")),
+        "onuw minion no wolf": ("onuw", ("minion", "villager", "villager", "tanner", "hunter", "seer")),
+        "onuw two hunters?": ("onuw", ("doppelganger", "hunter", "werewolf", "villager", "villager", "villager",
+                                       "tanner")),
+        "onenight one wolf": ("onenight", ("werewolf", "seer", "robber", "villager", "villager", "villager")),
+        "onenight 7 villagers": ("onenight", ("werewolf", "werewolf", "villager", "villager", "villager",
+                                              "villager", "seer", "robber")),
+    }
+    for label, (ruleset, deck) in customs.items():
+        out.append((label, Setup(ruleset, deck=deck)))
+    options: list[dict[str, Any]] = [
+        {"allow_self_vote": True},
+        {"drunk_must_swap": False, "robber_optional": False, "troublemaker_optional": False},
+        {"discussion_seconds": None},
+    ]
+    for opts in options:
+        tag = json.dumps(opts, sort_keys=True)
+        out.append((f"onuw8 {tag}", Setup("onuw", deck="onuw8", options=opts)))
+        out.append((f"onuw doppel 10 {tag}", Setup("onuw", deck=customs["onuw doppel 10"][1], options=opts)))
+        out.append((f"onenight5 {tag}", Setup("onenight", deck="onenight5", options=opts)))
+    # Fixed deals (no shuffle), as scripted games and the web set them.
+    out.append(("onuw fixed deal", Setup("onuw", seats=("doppelganger", "werewolf", "robber", "troublemaker",
+                                                        "insomniac", "seer"),
+                                         center=("werewolf", "drunk", "villager"))))
+    out.append(("onenight fixed deal", Setup("onenight", seats=("seer", "werewolf", "robber", "villager"),
+                                             center=("werewolf", "villager"))))
+    out.append(("onuw stop before day", Setup("onuw", deck="onuw7", stop_after_day=0)))
+    return out
+
+
+def digest(game: Game) -> str:
+    h = hashlib.sha256()
+    for e in game.events:
+        h.update(json.dumps(e.as_json(), ensure_ascii=False, default=repr).encode())  # key order too
+        h.update(b"\n")
+    h.update(json.dumps([list(a) for a in game.answers], default=repr).encode())
+    h.update(json.dumps(game.result, default=repr).encode())
+    return h.hexdigest()
+
+
+def play_random(setup: Setup, i: int) -> Game:
+    seed = game_seed(0, i)
+    game = Game(_with_seed(setup, seed))
+    rng = random.Random(stream_seed(seed, 1))
+    while not game.over:
+        for d in game.request:
+            game.answer_value(d, d.random_value(rng))
+    return game
+
+
+def play_heuristic(setup: Setup, i: int) -> Game:
+    """Every seat a heuristic bot, answered through ``Game.answer`` (moves checked), as ``play_game`` does."""
+    from werewolf.agents.heuristic import HeuristicAgent
+    from werewolf.agents.speech import Channel
+
+    seed = game_seed(0, i)
+    game = Game(_with_seed(setup, seed))
+    seats = list(range(1, len(game.table.dealt) + 1))  # type: ignore[attr-defined]
+    agent = HeuristicAgent(random.Random(stream_seed(seed, 2)), channel=Channel(), seats=seats,
+                           ruleset=setup.ruleset)
+    while not game.over:
+        for d in game.request:
+            move = agent.choose(game, d.seat, d)
+            if move is None:
+                game.decline(d)
+            else:
+                game.answer(d.seat, move)
+    return game
+
+
+def _with_seed(setup: Setup, seed: int) -> Setup:
+    return Setup(setup.ruleset, seats=setup.seats, center=setup.center, options=dict(setup.options), seed=seed,
+                 deck=setup.deck, players=setup.players, stop_after_day=setup.stop_after_day)
+
+
+def runner_digests() -> dict[str, str]:
+    """``run_chunk`` as the bench and ``werewolf simulate`` call it: statistics and logs."""
+    out: dict[str, str] = {}
+    configs = {
+        "run_chunk onuw 5 random": SimConfig(ruleset="onuw", players=5),
+        "run_chunk onenight 5 random": SimConfig(ruleset="onenight", players=5),
+        "run_chunk onuw 8 wolves=heuristic": SimConfig(ruleset="onuw", deck="onuw8",
+                                                       bots=BotSpec("random", (("wolves", "heuristic"),))),
+    }
+    for label, config in configs.items():
+        stats, logs = run_chunk(config, 0, 300, keep_logs=True)
+        state = {k: (dict(sorted(v.items())) if isinstance(v, Mapping) else v)
+                 for k in stats.__slots__ for v in [getattr(stats, k)]}
+        text = json.dumps([state, logs], sort_keys=True, ensure_ascii=False, default=repr)
+        out[label] = hashlib.sha256(text.encode()).hexdigest()
+    return out
+
+
+def collect(games: int, heuristic: int) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    plays: list[tuple[str, Callable[[Setup, int], Game], int]] = [
+        ("random", play_random, games), ("heuristic", play_heuristic, heuristic)]
+    for label, setup in setups():
+        for kind, play, n in plays:
+            out[f"{label} | {kind}"] = [digest(play(setup, i)) for i in range(n)]
+    for label, d in runner_digests().items():
+        out[label] = [d]
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("command", choices=("record", "verify"))
+    ap.add_argument("file")
+    ap.add_argument("--games", type=int, default=2000)
+    ap.add_argument("--heuristic", type=int, default=200)
+    args = ap.parse_args()
+    now = collect(args.games, args.heuristic)
+    if args.command == "record":
+        with open(args.file, "w", encoding="utf-8") as f:
+            json.dump({"games": args.games, "heuristic": args.heuristic, "digests": now}, f)
+        print(f"recorded {sum(len(v) for v in now.values())} games of {len(now)} setups in {args.file}")
+        return 0
+    with open(args.file, encoding="utf-8") as f:
+        saved = json.load(f)
+    if (saved["games"], saved["heuristic"]) != (args.games, args.heuristic):
+        print(f"recorded with --games {saved['games']} --heuristic {saved['heuristic']}; use the same")
+        return 2
+    bad = 0
+    for label in sorted(set(saved["digests"]) | set(now)):
+        old, new = saved["digests"].get(label), now.get(label)
+        if old is None or new is None:
+            print(f"{label}: {'new' if old is None else 'missing'} setup")
+            bad += 1
+            continue
+        diff = [i for i, (a, b) in enumerate(zip(old, new)) if a != b]
+        if diff or len(old) != len(new):
+            print(f"{label}: {len(diff)} of {len(old)} games differ, first: game {diff[:5]} "
+                  f"(seeds {[game_seed(0, i) for i in diff[:5]]})")
+            bad += 1
+    total = sum(len(v) for v in now.values())
+    print(f"{'IDENTICAL' if not bad else 'DIFFERENT'}: {total} games of {len(now)} setups, {bad} setups differ")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
