@@ -366,8 +366,8 @@ class WechatModerator(Moderator):
             if take:
                 role = p.role
                 t.say("servant", seat=servant.seat, target=p.seat)
-                p.become("villager")  # the exiled player goes as a plain villager, no triggers
-                servant.become(role)
+                t.become(p, "villager")  # the exiled player goes as a plain villager, no triggers
+                t.become(servant, role)
                 self.fresh_powers(servant)
                 t.tell([servant.seat], "took", seat=servant.seat, role=role)
         if p.role == "angel" and t.day == 1:

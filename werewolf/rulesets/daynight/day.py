@@ -391,7 +391,8 @@ class DaySteps:
         if p.pending:
             # 「若前一個夜晚被毒害的狼人在競選警長時自爆,則毒藥無效」: the pending death is replaced.
             t.night_dead.remove(p.seat)
-            p.alive, p.pending = True, False
+            t.mark_alive(p)
+            p.pending = False
             t.log("ruling", rule="self_destruct_replaces_night_death", seat=p.seat)
         batch: list[Player] = []
         self.die(p, "explode", batch)

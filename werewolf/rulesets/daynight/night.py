@@ -8,7 +8,7 @@ labels, effects land on σ(label).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -63,6 +63,10 @@ class Night:
         return b if label == a else a if label == b else label
 
 
+# The steps of a night by (moderator class, night order, the cards in the deck, first night).
+_STEPS: dict[tuple[type, int, frozenset[str], bool], tuple[Sequence[Step], tuple[Step, ...]]] = {}
+
+
 class NightSteps:
     """Mixin of the Moderator: running the night table."""
 
@@ -86,16 +90,20 @@ class NightSteps:
                 yield from step.run(self, holder)
         t.knife_voice = None
 
-    def steps_of_night(self: Moderator, k: int) -> list[Step]:
+    def steps_of_night(self: Moderator, k: int) -> tuple[Step, ...]:
         """This deck's steps: 「未出現在玩家使用牌組內容的角色,該步驟可跳過」 (absent roles skipped)."""
         first = k == 1
-        cache = self.__dict__.setdefault("_steps", {})
-        steps: list[Step] | None = cache.get(first)
-        if steps is None:
-            t = self.t
-            steps = [s for s in self.night_order if (first or not s.first_night_only)
-                     and (s.role == "" or s.role in t.in_deck or self.step_always(s))]
-            cache[first] = steps
+        # The same for every game of a ruleset with these cards: worked out once per deck.
+        key = (type(self), id(self.night_order), self.t.in_deck, first)
+        hit = _STEPS.get(key)
+        if hit is not None and hit[0] is self.night_order:
+            return hit[1]
+        in_deck = self.t.in_deck
+        steps = tuple(s for s in self.night_order if (first or not s.first_night_only)
+                      and (s.role == "" or s.role in in_deck or self.step_always(s)))
+        if len(_STEPS) >= 1024:
+            _STEPS.clear()
+        _STEPS[key] = (self.night_order, steps)
         return steps
 
     def step_always(self: Moderator, step: Step) -> bool:
@@ -104,8 +112,8 @@ class NightSteps:
 
     def step_holder(self: Moderator, step: Step) -> Player | None:
         """The living player who acts at this step, or None: the step is pretended."""
-        for p in self.t.players:
-            if p.role == step.role and p.alive and not p.disabled:
+        for p in self.t.by_role.get(step.role, ()):
+            if p.alive and not p.disabled:
                 return p
         return None
 
@@ -133,11 +141,11 @@ def thief(m: Moderator, p: Player | None) -> Gen:
         d.why += f"; card {3 - wolves[0]} is not a wolf"
     (card,) = yield [d]
     if card is None:
-        p.become("villager") if t.ruleset == "wechat" else None
+        t.become(p, "villager") if t.ruleset == "wechat" else None
         t.log("thief_keeps", seat=p.seat)
         return
     taken = cards[card - 1]
-    p.become(taken)
+    t.become(p, taken)
     t.tell([p.seat], "took", seat=p.seat, card=card, role=taken)
 
 
@@ -354,9 +362,9 @@ def wolf_king_signal(m: Moderator, _: Player | None) -> Gen:
 
 def _shooter_signal(m: Moderator, role: str) -> Gen:
     t = m.t
-    for q in t.players:
+    for q in t.by_role.get(role, ()):
         # A holder dying tonight is still woken and told "no" or "yes".
-        if q.role == role and (q.alive or q.pending):
+        if q.alive or q.pending:
             t.tell([q.seat], "can_shoot", seat=q.seat, value=q.alive or m.can_shoot(q))
     return
     yield

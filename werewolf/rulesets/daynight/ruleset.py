@@ -51,17 +51,37 @@ class DayNightRuleset:
             seats, center = list(setup.seats), list(setup.center)
             self.check_deck(seats + center, opts, dealt=(seats, center))
             custom = not self.is_book_deck(seats + center)
+            opts = self.adjust_options(opts, seats + center, setup.options)
         else:
-            deck = self.resolve_deck(setup)
-            self.check_deck(list(deck), opts)
+            deck, custom, played_as = self.prepared(self.resolve_deck(setup), opts, setup.options)
             seats, center = self.deal(list(deck), opts, rng)
-            custom = not self.is_book_deck(list(deck))
-        opts = self.adjust_options(opts, seats + center, setup.options)
+            opts = played_as
         t = DayNightTable(self.name, opts, seats, center, setup.seed, rng)  # the deal drew first
         t.custom_deck = custom
         t.stop_after_day = setup.stop_after_day
         t.live_speech = setup.live_speech
         return t
+
+    def prepared(self, deck: tuple[str, ...], opts: DayNightOptions, overrides: Mapping[str, Any] | None
+                 ) -> tuple[tuple[str, ...], bool, DayNightOptions]:
+        """A deck to deal: checked, known as the book's or custom, and the options it is played with.
+
+        None of it depends on the deal (only on which cards the deck holds), so each
+        deck and option set is prepared once: simulations deal the same deck millions of times.
+        """
+        cache: dict[tuple[tuple[str, ...], int], tuple[DayNightOptions, tuple[tuple[str, ...], bool,
+                                                                               DayNightOptions]]]
+        cache = self.__dict__.setdefault("_prepared", {})
+        key = (deck, id(opts))  # the entry holds ``opts``: its id cannot be reused while cached
+        hit = cache.get(key)
+        if hit is not None and hit[0] is opts:
+            return hit[1]
+        self.check_deck(list(deck), opts)
+        ready = (deck, not self.is_book_deck(list(deck)), self.adjust_options(opts, list(deck), overrides))
+        if len(cache) >= 256:
+            cache.clear()
+        cache[key] = (opts, ready)
+        return ready
 
     def adjust_options(self, opts: DayNightOptions, deck: list[str],
                        overrides: Mapping[str, Any] | None) -> DayNightOptions:
