@@ -261,9 +261,10 @@ class WechatModerator(Moderator):
 
     def silent_reason(self, seat: int) -> str | None:
         """Charmed players may not speak, last words included, while the piper lives (A-56)."""
-        piper = self.t.holder("piper")
-        if seat in self.w.enchanted and piper is not None and piper.alive:
-            return "enchanted"
+        if seat in self.w.enchanted:
+            piper = self.t.holder("piper")
+            if piper is not None and piper.alive:
+                return "enchanted"
         return super().silent_reason(seat)
 
     # -- the day ------------------------------------------------------------------
@@ -317,6 +318,8 @@ class WechatModerator(Moderator):
         """「所有投票必須一致，否則無效」 for the single sisters and brothers."""
         t = self.t
         for role in GROUPS:
+            if not t.by_role.get(role):
+                continue  # nobody holds the card
             group = [v for v in voters if t.p(v).role == role and t.lover_of(v) is None]
             if len(group) > 1 and len({cast.get(v) for v in group}) > 1:
                 for v in group:
@@ -346,9 +349,7 @@ class WechatModerator(Moderator):
 
     def exile_vote(self) -> Gen:
         t = self.t
-        before = sum(1 for e in t.events if e.type == "exile" and e.data.get("seat") is not None)
-        yield from super().exile_vote()
-        exiled = sum(1 for e in t.events if e.type == "exile" and e.data.get("seat") is not None) > before
+        exiled = (yield from super().exile_vote()) is not None
         judge = t.holder("stuttering_judge")
         if exiled and judge is not None and judge.alive and not judge.disabled and self.w.judge_uses > 0:
             (again,) = yield [Flag(judge.seat, "second_vote", why="call an immediate second vote")]
@@ -412,13 +413,17 @@ class WechatModerator(Moderator):
         piper_alive = piper is not None and piper.alive
         enchanted = w.enchanted if piper_alive else set()
 
+        by_faction: dict[str, list[Player]] = {}
+        for p in living:
+            by_faction.setdefault(p.faction, []).append(p)
+
         def members(f: str) -> list[Player]:
-            return [p for p in living if p.faction == f]
+            return by_faction.get(f, [])
 
         for f in sorted(w.factions - w.defeated):
             alive = members(f)
             lost = not alive
-            if f in ("wolf", "good") and alive and all(p.seat in enchanted for p in alive):
+            if f in ("wolf", "good") and alive and enchanted and all(p.seat in enchanted for p in alive):
                 lost = True
             if lost:
                 w.defeated.add(f)

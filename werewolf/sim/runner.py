@@ -102,10 +102,8 @@ def summarize(events: Iterable[Event]) -> tuple[list[str], int, list[str], list[
     ending = None
     special = SPECIAL_EVENTS
     counted = _COUNTED
-    for e in events:
+    for e in [e for e in events if e.type in counted]:  # most (speeches, steps, votes) count for nothing
         t = e.type
-        if t not in counted:  # most events (speeches, steps, votes, roles) count for nothing
-            continue
         if t == "death":
             causes.append(e.data["cause"])
         elif t == "day":

@@ -34,26 +34,24 @@ class Step:
 
 
 class Night:
-    """What was chosen tonight."""
+    """What was chosen tonight: nothing until a step sets it (most nights set few of these)."""
 
-    __slots__ = ("k", "guard", "swap", "dream", "wolf", "charm", "save", "poison", "check",
-                 "silence", "shield", "infect", "extra_kills", "curse")
+    guard: int | None = None
+    swap: tuple[int, int] | None = None
+    dream: int | None = None
+    wolf: int | None = None
+    charm: int | None = None
+    save: int | None = None  # the label the antidote was used on
+    poison: int | None = None
+    check: int | None = None
+    silence: int | None = None
+    shield: int | None = None
+    infect = False
+    curse: int | None = None
 
     def __init__(self, k: int) -> None:
         self.k = k
-        self.guard: int | None = None
-        self.swap: tuple[int, int] | None = None
-        self.dream: int | None = None
-        self.wolf: int | None = None
-        self.charm: int | None = None
-        self.save: int | None = None  # the label the antidote was used on
-        self.poison: int | None = None
-        self.check: int | None = None
-        self.silence: int | None = None
-        self.shield: int | None = None
-        self.infect = False
         self.extra_kills: list[tuple[str, int]] = []
-        self.curse: int | None = None
 
     def eff(self, label: int | None) -> int | None:
         """σ(label): whom a choice of ``label`` affects tonight (the magician's swap)."""

@@ -114,7 +114,7 @@ class DayNightTable(Table):
     def living(self) -> tuple[Player, ...]:
         living = self._living
         if living is None:
-            living = self._living = tuple(p for p in self.players if p.alive)
+            living = self._living = tuple([p for p in self.players if p.alive])
         return living
 
     def living_seats(self) -> list[int]:
@@ -169,7 +169,7 @@ class DayNightTable(Table):
 
     def pack(self) -> list[Player]:
         """The living wolves that wake together to kill."""
-        return [p for p in self.players if p.alive and _wakes_with_pack(p)]
+        return [p for p in self.living() if _wakes_with_pack(p)]
 
     def lover_of(self, seat: int) -> int | None:
         if self.lovers and seat in self.lovers:

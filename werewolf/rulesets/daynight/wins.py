@@ -72,7 +72,7 @@ class Wins:
         """The common case in one pass: 屠邊 against all wolves, no lovers."""
         t = self.t
         living = t.living()
-        wolves = any(p.faction == "wolf" for p in living)
+        wolves = "wolf" in {p.faction for p in living}
         if "bomber" in t.in_deck:
             cats = {self.category(p) for p in living}
         else:
