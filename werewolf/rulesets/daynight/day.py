@@ -288,13 +288,14 @@ class DaySteps:
         yield from self.interrupts()
         if not t.live_speech:
             # Nobody is asked anything: say the turns straight away (the simulations' hot path).
+            players, silent_reason, say = t.players, self.silent_reason, t.say
             for s in order:
-                if t.p(s).alive:
-                    reason = self.silent_reason(s)
+                if players[s - 1].alive:
+                    reason = silent_reason(s)
                     if reason:
-                        t.say("silent_turn", seat=s, part="discussion", reason=reason)
+                        say("silent_turn", seat=s, part="discussion", reason=reason)
                     else:
-                        t.say("speech", seat=s, part="discussion")
+                        say("speech", seat=s, part="discussion")
             return
         for i, s in enumerate(order):
             if i and t.live_speech:

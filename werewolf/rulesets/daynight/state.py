@@ -169,7 +169,10 @@ class DayNightTable(Table):
 
     def pack(self) -> list[Player]:
         """The living wolves that wake together to kill."""
-        return [p for p in self.living() if _wakes_with_pack(p)]
+        # The hidden wolf never wakes with the pack; a transformed wild child, a
+        # thief who took a wolf card and an infected player do.
+        return [p for p in self.living()
+                if p.role not in _NEVER_WITH_PACK and (ROLES[p.role].pack or p.faction == "wolf")]
 
     def lover_of(self, seat: int) -> int | None:
         if self.lovers and seat in self.lovers:
@@ -194,9 +197,4 @@ class DayNightTable(Table):
         self.events.append(_event(Event, (type, self.phase, data, PUBLIC)))
 
 
-def _wakes_with_pack(p: Player) -> bool:
-    # The hidden wolf never wakes with the pack; a transformed wild child, a
-    # thief who took a wolf card and an infected player do.
-    if p.role in ("hidden_wolf", "cupid"):
-        return False
-    return ROLES[p.role].pack or p.faction == "wolf"
+_NEVER_WITH_PACK = frozenset({"hidden_wolf", "cupid"})
