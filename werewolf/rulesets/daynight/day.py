@@ -89,9 +89,10 @@ class DaySteps:
         t = self.t
         opts = t.opts
         self.bear_line()
-        for p in t.players:
-            if p.silenced_day == k and (p.alive or p.pending):
-                t.say("silenced", seat=p.seat)  # 「被禁言的玩家於次一日白天不能說話」
+        if "silencer" in t.in_deck:  # nobody else silences anyone
+            for p in t.players:
+                if p.silenced_day == k and (p.alive or p.pending):
+                    t.say("silenced", seat=p.seat)  # 「被禁言的玩家於次一日白天不能說話」
         if self.election_today(k) and opts.sheriff_before_announcement:
             yield from self.election(resumed=t.election_postponed)
         yield from self.announce()
@@ -465,7 +466,7 @@ class DaySteps:
         return asks
 
     def count_votes(self: Moderator, act: str, voters: list[int], ballots: list[Any]
-              ) -> tuple[int | None, list[int], dict[int, int]]:
+                    ) -> tuple[int | None, list[int], dict[int, int]]:
         """The count of an exile vote: the exiled seat or the tied ones, and the ballots that count."""
         t = self.t
         cast = self.valid_ballots({v: b for v, b in zip(voters, ballots) if b is not None}, voters)

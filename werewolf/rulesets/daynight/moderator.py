@@ -66,8 +66,8 @@ class Moderator(Deaths, NightSteps, ClassicResolution, DaySteps, Wins):
         """What Night-1 setup fixes for the rest of the game."""
         t = self.t
         # 屠邊 categories as dealt (after the thief's choice): an empty one never counts.
-        t.start_categories = frozenset({self.category(p) for p in t.players})
-        t.last_words_left = len([p for p in t.players if p.wolf])
+        t.start_categories = frozenset(self.category(p) for p in t.players)
+        t.last_words_left = sum(1 for p in t.players if p.wolf)
 
     def lovers_formed(self) -> None:
         """Hook: a ruleset reacts to the lovers being linked (wechat factions)."""

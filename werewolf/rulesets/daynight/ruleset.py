@@ -17,6 +17,9 @@ from werewolf.rulesets.daynight.night import Step
 from werewolf.rulesets.daynight.state import DayNightTable
 from werewolf.rulesets.options import DayNightOptions, make_options
 
+# A deck ready to deal: its cards, whether it is custom (not the book's), the options it is played with.
+Prepared = tuple[tuple[str, ...], bool, DayNightOptions]
+
 # Roles the box holds more than one of; every other role is unique.
 MULTI = frozenset({"werewolf", "villager"})
 
@@ -63,14 +66,13 @@ class DayNightRuleset:
         return t
 
     def prepared(self, deck: tuple[str, ...], opts: DayNightOptions, overrides: Mapping[str, Any] | None
-                 ) -> tuple[tuple[str, ...], bool, DayNightOptions]:
+                 ) -> Prepared:
         """A deck to deal: checked, known as the book's or custom, and the options it is played with.
 
         None of it depends on the deal (only on which cards the deck holds), so each
         deck and option set is prepared once: simulations deal the same deck millions of times.
         """
-        cache: dict[tuple[tuple[str, ...], int], tuple[DayNightOptions, tuple[tuple[str, ...], bool,
-                                                                               DayNightOptions]]]
+        cache: dict[tuple[tuple[str, ...], int], tuple[DayNightOptions, Prepared]]
         cache = self.__dict__.setdefault("_prepared", {})
         key = (deck, id(opts))  # the entry holds ``opts``: its id cannot be reused while cached
         hit = cache.get(key)
