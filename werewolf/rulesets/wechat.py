@@ -91,17 +91,22 @@ class WechatState:
         self.opposed: str | None = None
 
 
-class WechatModerator(Moderator):
-    def __init__(self, t: DayNightTable, night_order: Any, stop_after_day: int | None) -> None:
-        super().__init__(t, night_order, stop_after_day)
+class WechatTable(DayNightTable):
+    """A wechat table keeps wechat's own rule state too, so that it can explain a move never asked for.
+
+    (Kept here rather than on the moderator: a table that called back into its
+    moderator would make every game a reference cycle for the garbage collector.)
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
         self.w = WechatState()
-        self.w.infections_left = t.opts.wolf_father_infections
-        self.w.judge_uses = t.opts.stuttering_judge_uses
-        t.why_not_asked = self.why_not_asked  # type: ignore[attr-defined]  # for scripted-game errors
+        self.w.infections_left = self.opts.wolf_father_infections
+        self.w.judge_uses = self.opts.stuttering_judge_uses
 
     def why_not_asked(self, seat: int, act: str, phase: str) -> str | None:
         """The wechat rule that kept the game from asking for a scripted move."""
-        t, w = self.t, self.w
+        t, w = self, self.w
         p = t.p(seat)
         if act == "extra_kill" and p.role == "big_bad_wolf" and not w.bbw_active:
             return "the big bad wolf lost his extra kill when another wolf died"
@@ -124,6 +129,12 @@ class WechatModerator(Moderator):
         if act in ("vote", "pk_vote") and seat in w.banned and phase == f"day{w.banned_day}":
             return "the scapegoat banned this player from voting today"
         return None
+
+
+class WechatModerator(Moderator):
+    def __init__(self, t: WechatTable, night_order: Any, stop_after_day: int | None) -> None:
+        super().__init__(t, night_order, stop_after_day)
+        self.w = t.w
 
     def announce_setup(self) -> None:
         t = self.t
@@ -522,5 +533,6 @@ RULESET = WechatRuleset(
     min_players=8,
     max_players=18,
     moderator=WechatModerator,
+    table=WechatTable,
     seat_limit=30,
 )

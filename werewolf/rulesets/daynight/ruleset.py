@@ -34,6 +34,7 @@ class DayNightRuleset:
     min_players: int
     max_players: int
     moderator: type[Moderator] = Moderator
+    table: type[DayNightTable] = DayNightTable
     forbidden_bottoms: Mapping[str, frozenset[frozenset[str]]] | None = None
     seat_limit: int = 18  # custom decks: the most players the box has number cards for
 
@@ -59,7 +60,7 @@ class DayNightRuleset:
             deck, custom, played_as = self.prepared(self.resolve_deck(setup), opts, setup.options)
             seats, center = self.deal(list(deck), opts, rng)
             opts = played_as
-        t = DayNightTable(self.name, opts, seats, center, setup.seed, rng)  # the deal drew first
+        t = self.table(self.name, opts, seats, center, setup.seed, rng)  # the deal drew first
         t.custom_deck = custom
         t.stop_after_day = setup.stop_after_day
         t.live_speech = setup.live_speech
