@@ -24,7 +24,7 @@ class Player:
     def __init__(self, seat: int, role: str) -> None:
         self.seat = seat
         self.dealt = role
-        self.alive = True
+        self.alive = True  # changed through DayNightTable.mark_dead / mark_alive, which keep living() current
         self.pending = False  # killed in the night, not yet announced
         self.death_phase = ""
         self.cause = ""
