@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 
 Gen = Generator[list[Decision], list[Any], Any]
 # A step takes the moderator of its ruleset (a Moderator subclass) and the acting player.
-StepFn = Callable[[Any, "Player | None"], Gen]
+# A step that may ask someone is a generator; one that never asks anybody is a plain function (None).
+StepFn = Callable[[Any, "Player | None"], "Gen | None"]
 
 
 @dataclass(frozen=True)
@@ -80,12 +81,13 @@ class NightSteps:
         for step in self.steps_of_night(k):
             if step.role == "":
                 assert step.run is not None
-                yield from step.run(self, None)
-                continue
-            holder = self.step_holder(step)
-            t.say("step", step=step.code, role=step.role)
-            if step.run is not None:
-                yield from step.run(self, holder)
+                asks = step.run(self, None)
+            else:
+                holder = self.step_holder(step)
+                t.say("step", step=step.code, role=step.role)
+                asks = step.run(self, holder) if step.run is not None else None
+            if asks is not None:
+                yield from asks
         t.knife_voice = None
 
     def steps_of_night(self: Moderator, k: int) -> tuple[Step, ...]:
@@ -165,14 +167,12 @@ def cupid(m: Moderator, p: Player | None) -> Gen:
     m.lovers_formed()
 
 
-def lovers(m: Moderator, p: Player | None) -> Gen:
+def lovers(m: Moderator, p: Player | None) -> None:
     """The lovers open their eyes and learn each other's seat, not the role."""
     t = m.t
     if t.lovers:
         a, b = t.lovers
         t.tell([a, b], "lovers", seats=[a, b])
-    return
-    yield
 
 
 def wild_child(m: Moderator, p: Player | None) -> Gen:
@@ -348,33 +348,29 @@ def silencer(m: Moderator, p: Player | None) -> Gen:
         t.log("silenced", seat=p.seat, target=s)
 
 
-def hunter_signal(m: Moderator, _: Player | None) -> Gen:
+def hunter_signal(m: Moderator, _: Player | None) -> None:
     """Step P: the hunter is told whether he could shoot."""
-    yield from _shooter_signal(m, "hunter")
+    _shooter_signal(m, "hunter")
 
 
-def wolf_king_signal(m: Moderator, _: Player | None) -> Gen:
+def wolf_king_signal(m: Moderator, _: Player | None) -> None:
     """Step U: the wolf king is told whether he could shoot."""
-    yield from _shooter_signal(m, "wolf_king")
+    _shooter_signal(m, "wolf_king")
 
 
-def _shooter_signal(m: Moderator, role: str) -> Gen:
+def _shooter_signal(m: Moderator, role: str) -> None:
     t = m.t
     for q in t.by_role.get(role, ()):
         # A holder dying tonight is still woken and told "no" or "yes".
         if q.alive or q.pending:
             t.tell([q.seat], "can_shoot", seat=q.seat, value=q.alive or m.can_shoot(q))
-    return
-    yield
 
 
-def setup_done(m: Moderator, _: Player | None) -> Gen:
+def setup_done(m: Moderator, _: Player | None) -> None:
     """Night-1 setup is over (thief, lovers, models): fix what counts from now on."""
     m.after_first_night()
-    return
-    yield
 
 
-def resolve(m: Moderator, _: Player | None) -> Gen:
-    """The night's deaths (the ruleset's resolution)."""
-    yield from m.resolve_night()
+def resolve(m: Moderator, _: Player | None) -> Gen | None:
+    """The night's deaths (the ruleset's resolution; a generator where it may ask someone)."""
+    return m.resolve_night()
