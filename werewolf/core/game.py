@@ -20,6 +20,7 @@ from werewolf.core.events import Event
 from werewolf.core.table import GameOver, Table
 
 Flow = Generator[list[Decision], list[Any], None]
+OPEN: Any = object()  # a decision not answered yet
 Answer = tuple[int, str, Any]  # (seat, act, value)
 
 
@@ -38,6 +39,13 @@ class Setup:
     # Live play: every speaking turn waits for its speaker (a `speak` answer: text,
     # or "done" at the table), and a wolf may self-destruct before any speech.
     live_speech: bool = False
+
+    def with_seed(self, seed: int) -> Setup:
+        """This setup with another seed (``dataclasses.replace``, without its cost per simulated game)."""
+        copy = object.__new__(Setup)
+        copy.__dict__.update(self.__dict__)
+        copy.__dict__["seed"] = seed
+        return copy
 
     def as_json(self) -> dict[str, Any]:
         return {"ruleset": self.ruleset, "seats": list(self.seats) if self.seats else None,
@@ -60,8 +68,9 @@ class Game:
         self.answers: list[Answer] = []
         self._flow: Flow = self.rules.play(self.table)
         self.request: list[Decision] = []
-        self._values: list[Any] = []
-        self._open: list[bool] = []
+        # The values of the open request, ``OPEN`` where not answered yet; None while
+        # nothing is answered (a request answered at once never needs the list).
+        self._values: list[Any] | None = None
         self._left = 0
         self._next = 0  # where an answer in request order is expected
         self.over = False
@@ -78,8 +87,12 @@ class Game:
 
     def pending(self, seat: int | None = None) -> list[Decision]:
         """The open decisions (of one seat, if given)."""
-        return [d for d, o in zip(self.request, self._open)
-                if o and (seat is None or d.seat == seat)]
+        values = self._values
+        return [d for i, d in enumerate(self.request)
+                if (values is None or values[i] is OPEN) and (seat is None or d.seat == seat)]
+
+    def _is_open(self, i: int) -> bool:
+        return self._values is None or self._values[i] is OPEN
 
     # -- answering -------------------------------------------------------------
     def answer(self, seat: int, move: Move) -> None:
@@ -89,7 +102,7 @@ class Game:
             raise IllegalMove(self.phase, seat, None, "a move needs an 'act'")
         if self.over:
             raise IllegalMove(self.phase, seat, act, "the game is over")
-        mine = [i for i, d in enumerate(self.request) if self._open[i] and d.seat == seat]
+        mine = [i for i, d in enumerate(self.request) if d.seat == seat and self._is_open(i)]
         for i in mine:
             d = self.request[i]
             if d.accepts(move):
@@ -106,20 +119,15 @@ class Game:
     def answer_value(self, decision: Decision, value: Any) -> None:
         """Apply an already-legal value (trusted agents, replays): no checks."""
         request, i = self.request, self._next
-        if not (i < len(request) and request[i] is decision and self._open[i]):
+        if not (i < len(request) and request[i] is decision and self._is_open(i)):
             # Not the next one in request order (the usual way to answer): look it up.
             for i, d in enumerate(request):
-                if d is decision and self._open[i]:
+                if d is decision and self._is_open(i):
                     break
             else:
                 raise IllegalMove(self.phase, decision.seat, decision.act, "this decision is not open")
         self._next = i + 1
-        self._values[i] = value
-        self._open[i] = False
-        self._left -= 1
-        self.answers.append((decision.seat, decision.act, value))
-        if self._left == 0:
-            self._resume(self._values)
+        self._take(i, value)
 
     def answer_all(self, values: list[Any]) -> None:
         """Answer every decision of the open request at once (trusted values, in request order).
@@ -137,12 +145,14 @@ class Game:
 
     def _take(self, i: int, value: Any) -> None:
         d = self.request[i]
-        self._values[i] = value
-        self._open[i] = False
+        values = self._values
+        if values is None:
+            values = self._values = [OPEN] * len(self.request)
+        values[i] = value
         self._left -= 1
         self.answers.append((d.seat, d.act, value))
         if self._left == 0:
-            self._resume(self._values)
+            self._resume(values)
 
     def _resume(self, values: list[Any] | None) -> None:
         try:
@@ -151,13 +161,11 @@ class Game:
                 req = self._flow.send([])
         except StopIteration:
             self.over = True
-            self.request, self._values, self._open, self._left = [], [], [], 0
+            self.request, self._values, self._left = [], None, 0
             return
-        n = len(req)
         self.request = req
-        self._values = [None] * n
-        self._open = [True] * n
-        self._left = n
+        self._values = None
+        self._left = len(req)
         self._next = 0
 
     # -- replay ----------------------------------------------------------------

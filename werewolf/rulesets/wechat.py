@@ -91,17 +91,22 @@ class WechatState:
         self.opposed: str | None = None
 
 
-class WechatModerator(Moderator):
-    def __init__(self, t: DayNightTable, night_order: Any, stop_after_day: int | None) -> None:
-        super().__init__(t, night_order, stop_after_day)
+class WechatTable(DayNightTable):
+    """A wechat table keeps wechat's own rule state too, so that it can explain a move never asked for.
+
+    (Kept here rather than on the moderator: a table that called back into its
+    moderator would make every game a reference cycle for the garbage collector.)
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
         self.w = WechatState()
-        self.w.infections_left = t.opts.wolf_father_infections
-        self.w.judge_uses = t.opts.stuttering_judge_uses
-        t.why_not_asked = self.why_not_asked  # type: ignore[attr-defined]  # for scripted-game errors
+        self.w.infections_left = self.opts.wolf_father_infections
+        self.w.judge_uses = self.opts.stuttering_judge_uses
 
     def why_not_asked(self, seat: int, act: str, phase: str) -> str | None:
         """The wechat rule that kept the game from asking for a scripted move."""
-        t, w = self.t, self.w
+        t, w = self, self.w
         p = t.p(seat)
         if act == "extra_kill" and p.role == "big_bad_wolf" and not w.bbw_active:
             return "the big bad wolf lost his extra kill when another wolf died"
@@ -124,6 +129,12 @@ class WechatModerator(Moderator):
         if act in ("vote", "pk_vote") and seat in w.banned and phase == f"day{w.banned_day}":
             return "the scapegoat banned this player from voting today"
         return None
+
+
+class WechatModerator(Moderator):
+    def __init__(self, t: WechatTable, night_order: Any, stop_after_day: int | None) -> None:
+        super().__init__(t, night_order, stop_after_day)
+        self.w = t.w
 
     def announce_setup(self) -> None:
         t = self.t
@@ -261,9 +272,10 @@ class WechatModerator(Moderator):
 
     def silent_reason(self, seat: int) -> str | None:
         """Charmed players may not speak, last words included, while the piper lives (A-56)."""
-        piper = self.t.holder("piper")
-        if seat in self.w.enchanted and piper is not None and piper.alive:
-            return "enchanted"
+        if seat in self.w.enchanted:
+            piper = self.t.holder("piper")
+            if piper is not None and piper.alive:
+                return "enchanted"
         return super().silent_reason(seat)
 
     # -- the day ------------------------------------------------------------------
@@ -317,6 +329,8 @@ class WechatModerator(Moderator):
         """「所有投票必須一致，否則無效」 for the single sisters and brothers."""
         t = self.t
         for role in GROUPS:
+            if not t.by_role.get(role):
+                continue  # nobody holds the card
             group = [v for v in voters if t.p(v).role == role and t.lover_of(v) is None]
             if len(group) > 1 and len({cast.get(v) for v in group}) > 1:
                 for v in group:
@@ -346,9 +360,7 @@ class WechatModerator(Moderator):
 
     def exile_vote(self) -> Gen:
         t = self.t
-        before = sum(1 for e in t.events if e.type == "exile" and e.data.get("seat") is not None)
-        yield from super().exile_vote()
-        exiled = sum(1 for e in t.events if e.type == "exile" and e.data.get("seat") is not None) > before
+        exiled = (yield from super().exile_vote()) is not None
         judge = t.holder("stuttering_judge")
         if exiled and judge is not None and judge.alive and not judge.disabled and self.w.judge_uses > 0:
             (again,) = yield [Flag(judge.seat, "second_vote", why="call an immediate second vote")]
@@ -366,8 +378,8 @@ class WechatModerator(Moderator):
             if take:
                 role = p.role
                 t.say("servant", seat=servant.seat, target=p.seat)
-                p.become("villager")  # the exiled player goes as a plain villager, no triggers
-                servant.become(role)
+                t.become(p, "villager")  # the exiled player goes as a plain villager, no triggers
+                t.become(servant, role)
                 self.fresh_powers(servant)
                 t.tell([servant.seat], "took", seat=servant.seat, role=role)
         if p.role == "angel" and t.day == 1:
@@ -412,13 +424,17 @@ class WechatModerator(Moderator):
         piper_alive = piper is not None and piper.alive
         enchanted = w.enchanted if piper_alive else set()
 
+        by_faction: dict[str, list[Player]] = {}
+        for p in living:
+            by_faction.setdefault(p.faction, []).append(p)
+
         def members(f: str) -> list[Player]:
-            return [p for p in living if p.faction == f]
+            return by_faction.get(f, [])
 
         for f in sorted(w.factions - w.defeated):
             alive = members(f)
             lost = not alive
-            if f in ("wolf", "good") and alive and all(p.seat in enchanted for p in alive):
+            if f in ("wolf", "good") and alive and enchanted and all(p.seat in enchanted for p in alive):
                 lost = True
             if lost:
                 w.defeated.add(f)
@@ -517,5 +533,6 @@ RULESET = WechatRuleset(
     min_players=8,
     max_players=18,
     moderator=WechatModerator,
+    table=WechatTable,
     seat_limit=30,
 )

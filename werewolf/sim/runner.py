@@ -9,7 +9,6 @@ call ``run_chunk``.
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Iterable
 from typing import Any
@@ -41,6 +40,9 @@ SPECIAL_EVENTS = {
 BADGE_REASONS = {"torn": "badge_torn", "lost to a self-destruct": "badge_lost_to_self_destruct",
                  "the idiot revealed": "badge_lost_to_idiot", "tie": "sheriff_tie_no_sheriff"}
 
+# Every event type that ``summarize`` counts.
+_COUNTED = frozenset({"death", "day", "ruling", "sheriff", "game_over", *SPECIAL_EVENTS})
+
 
 def base_setup(config: SimConfig) -> Setup:
     return Setup(config.ruleset, options=dict(config.options), deck=config.deck, players=config.players)
@@ -54,7 +56,7 @@ def dealt_roles(game: Game) -> dict[int, str]:
 def play_game(config: SimConfig, i: int, setup: Setup | None = None) -> Game:
     """Game ``i`` of the run, played to its end by the configured bots."""
     seed = game_seed(config.seed, i)
-    game = Game(dataclasses.replace(setup or base_setup(config), seed=seed))
+    game = Game((setup or base_setup(config)).with_seed(seed))
     bots = config.bots
     rng = random.Random(stream_seed(seed, 1))
     if bots.default == "random" and not bots.teams:
@@ -84,10 +86,11 @@ def play_game(config: SimConfig, i: int, setup: Setup | None = None) -> Game:
 
 
 def _play_random(game: Game, rng: random.Random) -> None:
-    answer = game.answer_value
+    # Every value of a request drawn in request order, then one resume: the same
+    # draws, so the same games, as answering the decisions one by one.
+    answer_all = game.answer_all
     while not game.over:
-        for d in game.request:
-            answer(d, d.random_value(rng))
+        answer_all([d.random_value(rng) for d in game.request])
 
 
 def summarize(events: Iterable[Event]) -> tuple[list[str], int, list[str], list[str], str | None]:
@@ -98,7 +101,8 @@ def summarize(events: Iterable[Event]) -> tuple[list[str], int, list[str], list[
     fired: list[str] = []
     ending = None
     special = SPECIAL_EVENTS
-    for e in events:
+    counted = _COUNTED
+    for e in [e for e in events if e.type in counted]:  # most (speeches, steps, votes) count for nothing
         t = e.type
         if t == "death":
             causes.append(e.data["cause"])

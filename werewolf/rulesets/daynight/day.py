@@ -77,24 +77,22 @@ class Explode(Flag):
 class DaySteps:
     """Mixin of the Moderator: the day."""
 
-    def run_day(self: Moderator, k: int) -> Gen:
+    def start_day(self: Moderator, k: int) -> None:
+        """Day ``k`` breaks; ``day_body`` runs it (the moderator's loop ends it early on ``DayEnds``)."""
         t = self.t
         t.day = k
         t.phase = f"day{k}"
         t.say("day", number=k)
-        try:
-            yield from self.day_body(k)
-        except DayEnds:
-            pass
 
     def day_body(self: Moderator, k: int) -> Gen:
         """Classic and facetoface (RULES.md §3.2, §3.3); wechat overrides it."""
         t = self.t
         opts = t.opts
         self.bear_line()
-        for p in t.players:
-            if p.silenced_day == k and (p.alive or p.pending):
-                t.say("silenced", seat=p.seat)  # 「被禁言的玩家於次一日白天不能說話」
+        if "silencer" in t.in_deck:  # nobody else silences anyone
+            for p in t.players:
+                if p.silenced_day == k and (p.alive or p.pending):
+                    t.say("silenced", seat=p.seat)  # 「被禁言的玩家於次一日白天不能說話」
         if self.election_today(k) and opts.sheriff_before_announcement:
             yield from self.election(resumed=t.election_postponed)
         yield from self.announce()
@@ -291,13 +289,14 @@ class DaySteps:
         yield from self.interrupts()
         if not t.live_speech:
             # Nobody is asked anything: say the turns straight away (the simulations' hot path).
+            players, silent_reason, say = t.players, self.silent_reason, t.say
             for s in order:
-                if t.p(s).alive:
-                    reason = self.silent_reason(s)
+                if players[s - 1].alive:
+                    reason = silent_reason(s)
                     if reason:
-                        t.say("silent_turn", seat=s, part="discussion", reason=reason)
+                        say("silent_turn", seat=s, part="discussion", reason=reason)
                     else:
-                        t.say("speech", seat=s, part="discussion")
+                        say("speech", seat=s, part="discussion")
             return
         for i, s in enumerate(order):
             if i and t.live_speech:
@@ -362,7 +361,7 @@ class DaySteps:
                 raise DayEnds
 
     def may_explode(self: Moderator, p: Player) -> bool:
-        return p.wolf and p.role != "spirit_knight" and not p.disabled
+        return p.faction == "wolf" and p.role != "spirit_knight" and not p.disabled
 
     def explode_decision(self: Moderator, p: Player, when: str) -> Explode:
         targets = None
@@ -391,7 +390,8 @@ class DaySteps:
         if p.pending:
             # 「若前一個夜晚被毒害的狼人在競選警長時自爆,則毒藥無效」: the pending death is replaced.
             t.night_dead.remove(p.seat)
-            p.alive, p.pending = True, False
+            t.mark_alive(p)
+            p.pending = False
             t.log("ruling", rule="self_destruct_replaces_night_death", seat=p.seat)
         batch: list[Player] = []
         self.die(p, "explode", batch)
@@ -449,20 +449,26 @@ class DaySteps:
         t = self.t
         return t.opts.sheriff_vote_weight if seat == t.sheriff else 1
 
-    def ballot(self: Moderator, act: str, voters: list[int], targets: list[int]
-               ) -> Generator[list[Decision], list[Any], tuple[int | None, list[int], dict[int, int]]]:
+    def ballot(self: Moderator, act: str, voters: list[int], targets: list[int]) -> list[Decision]:
+        """The ballot papers of an exile vote; ``count_votes`` reads them."""
         t = self.t
-        asks = []
         shared = tuple(targets)
-        split = t.lovers is not None and not t.opts.lovers_may_vote_each_other
+        if t.lovers is None or t.opts.lovers_may_vote_each_other:
+            return [Target(v, act, shared, why="vote to exile") for v in voters]
+        asks: list[Decision] = []
         for v in voters:
-            lover = t.lover_of(v) if split else None
+            lover = t.lover_of(v)
             if lover is not None and lover in shared:
                 asks.append(Target(v, act, [s for s in shared if s != lover],
                                    forbidden={lover: "lovers may not vote for each other"}, why="vote to exile"))
             else:
                 asks.append(Target(v, act, shared, why="vote to exile"))
-        ballots = yield asks
+        return asks
+
+    def count_votes(self: Moderator, act: str, voters: list[int], ballots: list[Any]
+                    ) -> tuple[int | None, list[int], dict[int, int]]:
+        """The count of an exile vote: the exiled seat or the tied ones, and the ballots that count."""
+        t = self.t
         cast = self.valid_ballots({v: b for v, b in zip(voters, ballots) if b is not None}, voters)
         tally: dict[int, float] = {}
         sheriff, weight = t.sheriff, t.opts.sheriff_vote_weight
@@ -482,17 +488,20 @@ class DaySteps:
         """Ruleset extras on the count (wechat's raven)."""
 
     def exile_vote(self: Moderator) -> Gen:
+        """The day's vote; returns the seat it exiled (or None)."""
         t = self.t
         self.check_vote_lock()
         voters = [p.seat for p in t.living() if self.may_vote(p)]
         targets = [p.seat for p in t.living() if self.votable(p)]
-        winner, tied, cast = yield from self.ballot("vote", voters, targets)
+        ballots = yield self.ballot("vote", voters, targets)
+        winner, tied, cast = self.count_votes("vote", voters, ballots)
         if winner is None and tied:
             winner, cast = yield from self.exile_tie(tied, voters, targets, cast)
         t.say("exile", seat=winner)
         if winner is not None:
             deciders = [v for v, b in cast.items() if b == winner]
             yield from self.exile(t.p(winner), deciders)
+        return winner
 
     def exile_tie(self: Moderator, tied: list[int], voters: list[int], targets: list[int],
                   cast: dict[int, int]) -> Generator[list[Decision], list[Any], tuple[int | None, dict[int, int]]]:
@@ -505,7 +514,8 @@ class DaySteps:
             yield from self.speak(s, "pk")
         pk_voters = [v for v in voters if v not in tied and t.p(v).alive]
         pk_targets = tied if t.opts.pk_votes_only_for_pk else [s for s in targets if t.p(s).alive]
-        winner, _, cast2 = yield from self.ballot("pk_vote", pk_voters, pk_targets)
+        ballots = yield self.ballot("pk_vote", pk_voters, pk_targets)
+        winner, _, cast2 = self.count_votes("pk_vote", pk_voters, ballots)
         return winner, cast2
 
     def exile(self: Moderator, p: Player, deciders: list[int]) -> Gen:
@@ -540,7 +550,7 @@ def top(tally: dict[int, float]) -> tuple[int | None, list[int]]:
     best = max(tally.values())
     if best <= 0:
         return None, []
-    leaders = sorted(s for s, v in tally.items() if v == best)
+    leaders = sorted([s for s, v in tally.items() if v == best])
     if len(leaders) == 1:
         return leaders[0], []
     return None, leaders

@@ -30,7 +30,7 @@ class Deaths:
         if not p.alive:
             return
         t = self.t
-        p.alive = False
+        t.mark_dead(p)
         p.cause = cause
         p.death_phase = phase or t.phase
         p.pending = t.phase.startswith("night")
@@ -72,7 +72,7 @@ class Deaths:
                     self.die(t.p(t.dreamer), "dream", batch, p.death_phase)
                 self.chain_hook(p, batch)
             # The hidden wolf falls when no pack wolf is left (cause "auto").
-            hidden = [h for h in t.players if h.alive and h.role == "hidden_wolf"]
+            hidden = [h for h in t.by_role.get("hidden_wolf", ()) if h.alive]
             if hidden and not t.pack():
                 for h in hidden:
                     self.die(h, "auto", batch, batch[-1].death_phase if batch else None)

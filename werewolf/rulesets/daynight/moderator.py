@@ -14,7 +14,7 @@ from typing import Any
 from werewolf.core.decisions import Decision
 from werewolf.core.table import GameOver
 from werewolf.roles import ROLES
-from werewolf.rulesets.daynight.day import DaySteps
+from werewolf.rulesets.daynight.day import DayEnds, DaySteps
 from werewolf.rulesets.daynight.deaths import Deaths
 from werewolf.rulesets.daynight.night import Night, NightSteps, Step
 from werewolf.rulesets.daynight.resolve import ClassicResolution
@@ -43,7 +43,11 @@ class Moderator(Deaths, NightSteps, ClassicResolution, DaySteps, Wins):
             k = 1
             while True:
                 yield from self.run_night(k)
-                yield from self.run_day(k)
+                self.start_day(k)
+                try:
+                    yield from self.day_body(k)
+                except DayEnds:
+                    pass  # a self-destruct or a duel cut the day short: night falls
                 if self.stop_after_day is not None and k >= self.stop_after_day:
                     self.flush_night_deaths()
                     t.stopped = True

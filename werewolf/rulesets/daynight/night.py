@@ -8,7 +8,7 @@ labels, effects land on σ(label).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 
 Gen = Generator[list[Decision], list[Any], Any]
 # A step takes the moderator of its ruleset (a Moderator subclass) and the acting player.
-StepFn = Callable[[Any, "Player | None"], Gen]
+# A step that may ask someone is a generator; one that never asks anybody is a plain function (None).
+StepFn = Callable[[Any, "Player | None"], "Gen | None"]
 
 
 @dataclass(frozen=True)
@@ -34,26 +35,24 @@ class Step:
 
 
 class Night:
-    """What was chosen tonight."""
+    """What was chosen tonight: nothing until a step sets it (most nights set few of these)."""
 
-    __slots__ = ("k", "guard", "swap", "dream", "wolf", "charm", "save", "poison", "check",
-                 "silence", "shield", "infect", "extra_kills", "curse")
+    guard: int | None = None
+    swap: tuple[int, int] | None = None
+    dream: int | None = None
+    wolf: int | None = None
+    charm: int | None = None
+    save: int | None = None  # the label the antidote was used on
+    poison: int | None = None
+    check: int | None = None
+    silence: int | None = None
+    shield: int | None = None
+    infect = False
+    curse: int | None = None
 
     def __init__(self, k: int) -> None:
         self.k = k
-        self.guard: int | None = None
-        self.swap: tuple[int, int] | None = None
-        self.dream: int | None = None
-        self.wolf: int | None = None
-        self.charm: int | None = None
-        self.save: int | None = None  # the label the antidote was used on
-        self.poison: int | None = None
-        self.check: int | None = None
-        self.silence: int | None = None
-        self.shield: int | None = None
-        self.infect = False
         self.extra_kills: list[tuple[str, int]] = []
-        self.curse: int | None = None
 
     def eff(self, label: int | None) -> int | None:
         """σ(label): whom a choice of ``label`` affects tonight (the magician's swap)."""
@@ -61,6 +60,10 @@ class Night:
             return label
         a, b = self.swap
         return b if label == a else a if label == b else label
+
+
+# The steps of a night by (moderator class, night order, the cards in the deck, first night).
+_STEPS: dict[tuple[type, int, frozenset[str], bool], tuple[Sequence[Step], tuple[Step, ...]]] = {}
 
 
 class NightSteps:
@@ -78,24 +81,29 @@ class NightSteps:
         for step in self.steps_of_night(k):
             if step.role == "":
                 assert step.run is not None
-                yield from step.run(self, None)
-                continue
-            holder = self.step_holder(step)
-            t.say("step", step=step.code, role=step.role)
-            if step.run is not None:
-                yield from step.run(self, holder)
+                asks = step.run(self, None)
+            else:
+                holder = self.step_holder(step)
+                t.say("step", step=step.code, role=step.role)
+                asks = step.run(self, holder) if step.run is not None else None
+            if asks is not None:
+                yield from asks
         t.knife_voice = None
 
-    def steps_of_night(self: Moderator, k: int) -> list[Step]:
+    def steps_of_night(self: Moderator, k: int) -> tuple[Step, ...]:
         """This deck's steps: 「未出現在玩家使用牌組內容的角色,該步驟可跳過」 (absent roles skipped)."""
         first = k == 1
-        cache = self.__dict__.setdefault("_steps", {})
-        steps: list[Step] | None = cache.get(first)
-        if steps is None:
-            t = self.t
-            steps = [s for s in self.night_order if (first or not s.first_night_only)
-                     and (s.role == "" or s.role in t.in_deck or self.step_always(s))]
-            cache[first] = steps
+        # The same for every game of a ruleset with these cards: worked out once per deck.
+        key = (type(self), id(self.night_order), self.t.in_deck, first)
+        hit = _STEPS.get(key)
+        if hit is not None and hit[0] is self.night_order:
+            return hit[1]
+        in_deck = self.t.in_deck
+        steps = tuple(s for s in self.night_order if (first or not s.first_night_only)
+                      and (s.role == "" or s.role in in_deck or self.step_always(s)))
+        if len(_STEPS) >= 1024:
+            _STEPS.clear()
+        _STEPS[key] = (self.night_order, steps)
         return steps
 
     def step_always(self: Moderator, step: Step) -> bool:
@@ -104,8 +112,8 @@ class NightSteps:
 
     def step_holder(self: Moderator, step: Step) -> Player | None:
         """The living player who acts at this step, or None: the step is pretended."""
-        for p in self.t.players:
-            if p.role == step.role and p.alive and not p.disabled:
+        for p in self.t.by_role.get(step.role, ()):
+            if p.alive and not p.disabled:
                 return p
         return None
 
@@ -133,11 +141,11 @@ def thief(m: Moderator, p: Player | None) -> Gen:
         d.why += f"; card {3 - wolves[0]} is not a wolf"
     (card,) = yield [d]
     if card is None:
-        p.become("villager") if t.ruleset == "wechat" else None
+        t.become(p, "villager") if t.ruleset == "wechat" else None
         t.log("thief_keeps", seat=p.seat)
         return
     taken = cards[card - 1]
-    p.become(taken)
+    t.become(p, taken)
     t.tell([p.seat], "took", seat=p.seat, card=card, role=taken)
 
 
@@ -159,14 +167,12 @@ def cupid(m: Moderator, p: Player | None) -> Gen:
     m.lovers_formed()
 
 
-def lovers(m: Moderator, p: Player | None) -> Gen:
+def lovers(m: Moderator, p: Player | None) -> None:
     """The lovers open their eyes and learn each other's seat, not the role."""
     t = m.t
     if t.lovers:
         a, b = t.lovers
         t.tell([a, b], "lovers", seats=[a, b])
-    return
-    yield
 
 
 def wild_child(m: Moderator, p: Player | None) -> Gen:
@@ -342,33 +348,29 @@ def silencer(m: Moderator, p: Player | None) -> Gen:
         t.log("silenced", seat=p.seat, target=s)
 
 
-def hunter_signal(m: Moderator, _: Player | None) -> Gen:
+def hunter_signal(m: Moderator, _: Player | None) -> None:
     """Step P: the hunter is told whether he could shoot."""
-    yield from _shooter_signal(m, "hunter")
+    _shooter_signal(m, "hunter")
 
 
-def wolf_king_signal(m: Moderator, _: Player | None) -> Gen:
+def wolf_king_signal(m: Moderator, _: Player | None) -> None:
     """Step U: the wolf king is told whether he could shoot."""
-    yield from _shooter_signal(m, "wolf_king")
+    _shooter_signal(m, "wolf_king")
 
 
-def _shooter_signal(m: Moderator, role: str) -> Gen:
+def _shooter_signal(m: Moderator, role: str) -> None:
     t = m.t
-    for q in t.players:
+    for q in t.by_role.get(role, ()):
         # A holder dying tonight is still woken and told "no" or "yes".
-        if q.role == role and (q.alive or q.pending):
+        if q.alive or q.pending:
             t.tell([q.seat], "can_shoot", seat=q.seat, value=q.alive or m.can_shoot(q))
-    return
-    yield
 
 
-def setup_done(m: Moderator, _: Player | None) -> Gen:
+def setup_done(m: Moderator, _: Player | None) -> None:
     """Night-1 setup is over (thief, lovers, models): fix what counts from now on."""
     m.after_first_night()
-    return
-    yield
 
 
-def resolve(m: Moderator, _: Player | None) -> Gen:
-    """The night's deaths (the ruleset's resolution)."""
-    yield from m.resolve_night()
+def resolve(m: Moderator, _: Player | None) -> Gen | None:
+    """The night's deaths (the ruleset's resolution; a generator where it may ask someone)."""
+    return m.resolve_night()

@@ -17,7 +17,9 @@ Gen = Generator[list[Decision], list[Any], Any]
 class ClassicResolution:
     """Mixin of the Moderator for classic and facetoface nights."""
 
-    def resolve_night(self: Moderator) -> Gen:
+    def resolve_night(self: Moderator) -> Gen | None:
+        """The night's deaths. Nobody is asked anything: a night death's follow-ups wait for the
+        dawn announcement (a ruleset whose resolution asks, wechat's, returns a generator)."""
         t, n = self.t, self.n
         opts = t.opts
         guard, dream, wolf = n.eff(n.guard), n.eff(n.dream), n.eff(n.wolf)
@@ -63,8 +65,7 @@ class ClassicResolution:
         t.dream_last = dream
         self.close_chains(batch)
         self.check_win()
-        return
-        yield
+        return None
 
     def land_kill(self: Moderator, victim: Player, batch: list[Player]) -> None:
         if victim.role == "old_rogue":

@@ -17,6 +17,9 @@ from werewolf.rulesets.daynight.night import Step
 from werewolf.rulesets.daynight.state import DayNightTable
 from werewolf.rulesets.options import DayNightOptions, make_options
 
+# A deck ready to deal: its cards, whether it is custom (not the book's), the options it is played with.
+Prepared = tuple[tuple[str, ...], bool, DayNightOptions]
+
 # Roles the box holds more than one of; every other role is unique.
 MULTI = frozenset({"werewolf", "villager"})
 
@@ -31,6 +34,7 @@ class DayNightRuleset:
     min_players: int
     max_players: int
     moderator: type[Moderator] = Moderator
+    table: type[DayNightTable] = DayNightTable
     forbidden_bottoms: Mapping[str, frozenset[frozenset[str]]] | None = None
     seat_limit: int = 18  # custom decks: the most players the box has number cards for
 
@@ -51,17 +55,36 @@ class DayNightRuleset:
             seats, center = list(setup.seats), list(setup.center)
             self.check_deck(seats + center, opts, dealt=(seats, center))
             custom = not self.is_book_deck(seats + center)
+            opts = self.adjust_options(opts, seats + center, setup.options)
         else:
-            deck = self.resolve_deck(setup)
-            self.check_deck(list(deck), opts)
+            deck, custom, played_as = self.prepared(self.resolve_deck(setup), opts, setup.options)
             seats, center = self.deal(list(deck), opts, rng)
-            custom = not self.is_book_deck(list(deck))
-        opts = self.adjust_options(opts, seats + center, setup.options)
-        t = DayNightTable(self.name, opts, seats, center, setup.seed, rng)  # the deal drew first
+            opts = played_as
+        t = self.table(self.name, opts, seats, center, setup.seed, rng)  # the deal drew first
         t.custom_deck = custom
         t.stop_after_day = setup.stop_after_day
         t.live_speech = setup.live_speech
         return t
+
+    def prepared(self, deck: tuple[str, ...], opts: DayNightOptions, overrides: Mapping[str, Any] | None
+                 ) -> Prepared:
+        """A deck to deal: checked, known as the book's or custom, and the options it is played with.
+
+        None of it depends on the deal (only on which cards the deck holds), so each
+        deck and option set is prepared once: simulations deal the same deck millions of times.
+        """
+        cache: dict[tuple[tuple[str, ...], int], tuple[DayNightOptions, Prepared]]
+        cache = self.__dict__.setdefault("_prepared", {})
+        key = (deck, id(opts))  # the entry holds ``opts``: its id cannot be reused while cached
+        hit = cache.get(key)
+        if hit is not None and hit[0] is opts:
+            return hit[1]
+        self.check_deck(list(deck), opts)
+        ready = (deck, not self.is_book_deck(list(deck)), self.adjust_options(opts, list(deck), overrides))
+        if len(cache) >= 256:
+            cache.clear()
+        cache[key] = (opts, ready)
+        return ready
 
     def adjust_options(self, opts: DayNightOptions, deck: list[str],
                        overrides: Mapping[str, Any] | None) -> DayNightOptions:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from bisect import bisect_left, bisect_right
 from typing import Any
 
 from werewolf.core.events import MODERATOR, PUBLIC, Event
@@ -24,7 +24,7 @@ class Player:
     def __init__(self, seat: int, role: str) -> None:
         self.seat = seat
         self.dealt = role
-        self.alive = True
+        self.alive = True  # changed through DayNightTable.mark_dead / mark_alive, which keep living() current
         self.pending = False  # killed in the night, not yet announced
         self.death_phase = ""
         self.cause = ""
@@ -38,6 +38,7 @@ class Player:
         self.become(role)
 
     def become(self, role: str) -> None:
+        """Take ``role``'s card; in play, through ``DayNightTable.become`` (it keeps the table's index)."""
         r = ROLES[role]
         self.role = role
         self.faction = r.faction
@@ -60,6 +61,11 @@ class DayNightTable(Table):
         self.opts = opts
         self.n = len(seats)
         self.players: list[Player] = [Player(i + 1, r) for i, r in enumerate(seats)]
+        # Kept up to date as players die and take cards: read far more often than they change.
+        self._living: tuple[Player, ...] | None = None
+        self.by_role: dict[str, list[Player]] = {}
+        for p in self.players:
+            self.by_role.setdefault(p.role, []).append(p)
         self.center = list(center)
         self.in_deck = frozenset(seats) | frozenset(center)
         self.day = 0
@@ -105,20 +111,37 @@ class DayNightTable(Table):
     def p(self, seat: int) -> Player:
         return self.players[seat - 1]
 
-    def living(self) -> list[Player]:
-        return [p for p in self.players if p.alive]
+    def living(self) -> tuple[Player, ...]:
+        living = self._living
+        if living is None:
+            living = self._living = tuple([p for p in self.players if p.alive])
+        return living
 
     def living_seats(self) -> list[int]:
-        return [p.seat for p in self.players if p.alive]
+        return [p.seat for p in self.living()]
+
+    def mark_dead(self, p: Player) -> None:
+        p.alive = False
+        self._living = None
+
+    def mark_alive(self, p: Player) -> None:
+        p.alive = True
+        self._living = None
+
+    def become(self, p: Player, role: str) -> None:
+        """``p`` now holds ``role`` (the thief's card, the devoted servant's take)."""
+        self.by_role[p.role].remove(p)
+        p.become(role)
+        holders = self.by_role.setdefault(role, [])
+        holders.append(p)
+        holders.sort(key=lambda q: q.seat)
 
     def holders(self, role: str) -> list[Player]:
-        return [p for p in self.players if p.role == role]
+        return list(self.by_role.get(role, ()))
 
     def holder(self, role: str) -> Player | None:
-        for p in self.players:
-            if p.role == role:
-                return p
-        return None
+        holders = self.by_role.get(role)
+        return holders[0] if holders else None
 
     def left(self, seat: int) -> int | None:
         """The first living seat clockwise from ``seat`` (seat + 1, ...)."""
@@ -135,17 +158,21 @@ class DayNightTable(Table):
                 return s
         return None
 
-    def walk(self, start: int, clockwise: bool) -> Iterator[int]:
+    def walk(self, start: int, clockwise: bool) -> list[int]:
         """Every living seat from ``start`` (included) going one way round."""
-        step = 1 if clockwise else -1
-        for i in range(self.n):
-            s = (start - 1 + step * i) % self.n + 1
-            if self.players[s - 1].alive:
-                yield s
+        seats = self.living_seats()  # ascending
+        if clockwise:
+            i = bisect_left(seats, start)
+            return seats[i:] + seats[:i]
+        i = bisect_right(seats, start)  # counterclockwise: down from start, then down from the top
+        return seats[:i][::-1] + seats[i:][::-1]
 
     def pack(self) -> list[Player]:
         """The living wolves that wake together to kill."""
-        return [p for p in self.players if p.alive and _wakes_with_pack(p)]
+        # The hidden wolf never wakes with the pack; a transformed wild child, a
+        # thief who took a wolf card and an infected player do.
+        return [p for p in self.living()
+                if p.role not in _NEVER_WITH_PACK and (ROLES[p.role].pack or p.faction == "wolf")]
 
     def lover_of(self, seat: int) -> int | None:
         if self.lovers and seat in self.lovers:
@@ -170,9 +197,4 @@ class DayNightTable(Table):
         self.events.append(_event(Event, (type, self.phase, data, PUBLIC)))
 
 
-def _wakes_with_pack(p: Player) -> bool:
-    # The hidden wolf never wakes with the pack; a transformed wild child, a
-    # thief who took a wolf card and an infected player do.
-    if p.role in ("hidden_wolf", "cupid"):
-        return False
-    return ROLES[p.role].pack or p.faction == "wolf"
+_NEVER_WITH_PACK = frozenset({"hidden_wolf", "cupid"})

@@ -6,6 +6,7 @@ winners include its dead members.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 from werewolf.core.table import GameOver
@@ -70,13 +71,12 @@ class Wins:
     def two_team_tu_bian(self: Moderator) -> set[str]:
         """The common case in one pass: 屠邊 against all wolves, no lovers."""
         t = self.t
-        wolves = False
-        cats: set[str] = set()
-        for p in t.players:
-            if p.alive:
-                if p.faction == "wolf":
-                    wolves = True
-                cats.add(self.category(p) if p.role == "bomber" else p.category)
+        living = t.living()
+        wolves = "wolf" in {p.faction for p in living}
+        if "bomber" in t.in_deck:
+            cats = {self.category(p) for p in living}
+        else:
+            cats = {p.category for p in living}
         met: set[str] = set()
         start = t.start_categories
         if ("god" in start and "god" not in cats) or ("villager" in start and "villager" not in cats):
@@ -123,7 +123,7 @@ class Wins:
                 return True
         return False
 
-    def side_wiped(self: Moderator, living: list[Player]) -> bool:
+    def side_wiped(self: Moderator, living: Sequence[Player]) -> bool:
         """屠邊: every god or every villager is out (a category empty at the deal never counts)."""
         t = self.t
         cats = {self.category(p) for p in living}
