@@ -141,7 +141,8 @@ def thief(m: Moderator, p: Player | None) -> Gen:
         d.why += f"; card {3 - wolves[0]} is not a wolf"
     (card,) = yield [d]
     if card is None:
-        t.become(p, "villager") if t.ruleset == "wechat" else None
+        if t.ruleset == "wechat":  # a wechat thief who keeps his card plays as a villager
+            t.become(p, "villager")
         t.log("thief_keeps", seat=p.seat)
         return
     taken = cards[card - 1]
