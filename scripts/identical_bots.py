@@ -3,6 +3,7 @@
 
     python scripts/identical_bots.py record FILE   # fingerprint every game with the current code
     python scripts/identical_bots.py verify FILE   # replay the same games, report every difference
+    python scripts/identical_bots.py verify FILE --only "classic 9"   # a quick look: the games so named
 
 A game's fingerprint is the sha256 of its event log (``e.as_json()`` lines), its
 answers and the speech acts of its channel (and, in live play, the text each
@@ -157,11 +158,12 @@ def games(n: int) -> Iterator[tuple[str, Any]]:
             yield f"{name} | strict | {seed}", (bot_game, setup, seed, True)
 
 
-def fingerprints(n: int) -> dict[str, str]:
+def fingerprints(n: int, only: str = "") -> dict[str, str]:
     out: dict[str, str] = {}
     start = time.perf_counter()
     for key, (fn, *args) in games(n):
-        out[key] = fn(*args)
+        if only in key:
+            out[key] = fn(*args)
     print(f"{len(out):,} games in {time.perf_counter() - start:.1f} s", file=sys.stderr)
     return out
 
@@ -171,6 +173,7 @@ def main() -> int:
     ap.add_argument("command", choices=("record", "verify"))
     ap.add_argument("file")
     ap.add_argument("--games", type=int, default=200, help="seeds per setup and bot seating (record only)")
+    ap.add_argument("--only", default="", help="verify only the games whose key holds this text")
     args = ap.parse_args()
     if args.command == "record":
         prints = fingerprints(args.games)
@@ -180,8 +183,8 @@ def main() -> int:
         return 0
     with open(args.file, encoding="utf-8") as f:
         saved = json.load(f)
-    now = fingerprints(saved["games"])
-    old = saved["fingerprints"]
+    now = fingerprints(saved["games"], args.only)
+    old = {k: v for k, v in saved["fingerprints"].items() if args.only in k}
     differ = [k for k in old if now.get(k) != old[k]]
     missing = [k for k in now if k not in old]
     for k in differ[:30]:

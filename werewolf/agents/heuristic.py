@@ -69,7 +69,8 @@ class Board:
     """Public knowledge: public events and the channel's speech acts, nothing else."""
 
     __slots__ = ("n", "alive", "day", "night", "sheriff", "candidates", "claims", "reports", "accused",
-                 "vouched", "call", "exposed", "cleared", "votes_for", "pk", "killed", "version")
+                 "vouched", "call", "exposed", "cleared", "votes_for", "pk", "killed", "version", "_suspicion",
+                 "_suspicion_version", "stamp", "_threats", "_threats_stamp")
 
     def __init__(self) -> None:
         self.n = 0
@@ -88,14 +89,23 @@ class Board:
         self.votes_for: dict[int, list[int]] = {}  # target -> who voted to exile it (every day)
         self.killed: set[int] = set()  # died in a night (announced at dawn): most often the wolves' victims
         self.pk: tuple[int, ...] = ()
+        # Counts changes to the evidence suspicion is computed from (Mind.scores caches on it); the
+        # turn of the clock, the sheriff, the living and the sheriff's call are no evidence.
         self.version = 0
+        self._suspicion: dict[tuple[tuple[tuple[int, float], ...], tuple[int, ...]], list[float]] = {}
+        self._suspicion_version = 0
+        self.stamp = 0  # counts every change to the board
+        self._threats: dict[tuple[tuple[int, ...], int], list[float]] = {}
+        self._threats_stamp = 0
 
     # -- public events -----------------------------------------------------------------
     def observe(self, e: Event) -> None:
         handler = _BOARD.get(e.type)
         if handler is not None:
             handler(self, e.data)
-            self.version += 1
+            self.stamp += 1
+            if e.type in _EVIDENCE:
+                self.version += 1
 
     def _start(self, d: dict[str, Any]) -> None:
         self.n = int(d["players"])
@@ -148,8 +158,51 @@ class Board:
     def _pk(self, d: dict[str, Any]) -> None:
         self.pk = tuple(d["seats"])
 
+    # -- what the evidence says --------------------------------------------------------------
+    def suspicion(self, trust: dict[int, float], liars: tuple[int, ...]) -> list[float]:
+        """The public evidence against each seat (index = seat), weighed by one mind's ``trust`` in
+        the claimed seers, with ``liars`` (rivals for a role it holds) under suspicion.
+
+        A function of the board and its two arguments alone: minds that trust alike share it (the
+        result is cached until the evidence changes); what a mind knows privately goes on top."""
+        if self._suspicion_version != self.version:
+            self._suspicion.clear()
+            self._suspicion_version = self.version
+        key = (tuple(trust.items()), liars)
+        sc = self._suspicion.get(key)
+        if sc is not None:
+            return sc
+        n = self.n
+        sc = [0.3] * (n + 1)
+        reports = self.reports
+        for claimant, tr in trust.items():
+            if tr < 0.5:
+                sc[claimant] += 1.25 - 1.2 * tr
+            for target, result in reports.get(claimant, {}).items():
+                if 0 < target <= n and target not in trust:  # one claimant's word on a rival is no evidence
+                    sc[target] += (0.65 if result in WOLFISH else -0.35) * tr
+        for s in liars:
+            sc[s] += 0.6
+        for target, accusers in self.accused.items():
+            if 0 < target <= n and target not in trust:  # the accusations of a seer dispute are its noise
+                sc[target] += min(0.1, 0.02 * len(accusers))
+        for target, vouchers in self.vouched.items():
+            if 0 < target <= n:
+                sc[target] -= 0.02 * len(vouchers)
+        # who voted against a player shown good or a trusted seer, or for one shown to be a wolf
+        votes_for = self.votes_for
+        for target in self.cleared.union(s for s, t in trust.items() if t >= 0.8):
+            for voter in votes_for.get(target, ()):
+                sc[voter] += 0.1
+        for target in self.exposed:
+            for voter in votes_for.get(target, ()):
+                sc[voter] -= 0.05
+        self._suspicion[key] = sc
+        return sc
+
     # -- speech acts -------------------------------------------------------------------
     def hear(self, act: Act) -> None:
+        self.stamp += 1
         k = act.kind
         if k == "claim" and act.role:
             self.claims[act.seat] = act.role
@@ -159,8 +212,12 @@ class Board:
             self.accused.setdefault(act.target, set()).add(act.seat)
         elif k == "vouch" and act.target is not None:
             self.vouched.setdefault(act.target, set()).add(act.seat)
-        elif k == "call" and act.seat == self.sheriff:
-            self.call = act.target
+        elif k == "call":
+            if act.seat == self.sheriff:
+                self.call = act.target
+            return
+        elif k == "defend":
+            return
         self.version += 1
 
 
@@ -170,6 +227,8 @@ _BOARD: dict[str, Callable[[Board, dict[str, Any]], None]] = {
     "reveal": Board._reveal, "sheriff": Board._sheriff, "candidates": Board._candidates, "votes": Board._votes,
     "pk": Board._pk,
 }
+# The public events that change what Mind.scores reads (the rest only move the clock, the living, the badge).
+_EVIDENCE = frozenset(("game_start", "day", "announce", "explode", "duel", "shoot", "reveal", "votes"))
 
 
 def target_move(d: Decision, seat: int | None) -> Move:
@@ -372,35 +431,13 @@ class Mind:
         c = self._cache
         if c is not None and c[0] == b.version and c[1] == self.version:
             return c[2]
-        n = b.n
-        sc = [0.3] * (n + 1)
         self._trust = trust = self._seer_trust()
-        for claimant, tr in trust.items():
-            if tr < 0.5:
-                sc[claimant] += 1.25 - 1.2 * tr
-            for target, result in b.reports.get(claimant, {}).items():
-                if 0 < target <= n and target not in trust:  # one claimant's word on a rival is no evidence
-                    sc[target] += (0.65 if result in WOLFISH else -0.35) * tr
         # two players claiming the same role of which there is one: at least one lies
         mine = self.role
+        liars: tuple[int, ...] = ()
         if not self.wolf and mine not in ("villager", "werewolf") and self.ruleset not in ONE_NIGHT:
-            for s, r in b.claims.items():
-                if r == mine and s != self.seat:
-                    sc[s] += 0.6
-        for target, accusers in b.accused.items():
-            if 0 < target <= n and target not in trust:  # the accusations of a seer dispute are its noise
-                sc[target] += min(0.1, 0.02 * len(accusers))
-        for target, vouchers in b.vouched.items():
-            if 0 < target <= n:
-                sc[target] -= 0.02 * len(vouchers)
-        # who voted against a player shown good or a trusted seer, or for one shown to be a wolf
-        votes_for = b.votes_for
-        for target in b.cleared.union(s for s, t in trust.items() if t >= 0.8):
-            for voter in votes_for.get(target, ()):
-                sc[voter] += 0.1
-        for target in b.exposed:
-            for voter in votes_for.get(target, ()):
-                sc[voter] -= 0.05
+            liars = tuple(s for s, r in b.claims.items() if r == mine and s != self.seat)
+        sc = b.suspicion(trust, liars).copy()
         for s in self.victims:
             sc[s] -= 0.25
         for s in b.exposed:
@@ -449,34 +486,51 @@ class Mind:
         return best
 
     # -- the wolves' shared choices -------------------------------------------------------
-    def threat(self, s: int) -> float:
-        """How much the wolves want ``s`` gone: the same number for every pack member."""
+    def threats(self) -> list[float]:
+        """How much the wolves want each seat gone (index = seat): the same numbers for every pack
+        member that knows the same pack (shared on the board until anything public changes)."""
         b = self.board
-        claim = b.claims.get(s)
-        t = 0.0
-        if claim == "seer":
-            t += 3.0
-            if any(r in WOLFISH and x in self.pack for x, r in b.reports.get(s, {}).items()):
-                t += 1.5
-        elif claim in VALUABLE:
-            t += 2.0
-        elif claim == "hunter":
-            t -= 1.5
-        if s == b.sheriff:
-            t += 1.0
-        for c, reps in b.reports.items():
-            if c in self.pack:
+        pack = self.pack
+        key = (tuple(sorted(pack)), self.salt)
+        if b._threats_stamp != b.stamp:
+            b._threats.clear()
+            b._threats_stamp = b.stamp
+        row = b._threats.get(key)
+        if row is not None:
+            return row
+        n = b.n
+        t = [0.0] * (n + 1)
+        reports = b.reports
+        for s, claim in b.claims.items():
+            if s > n:
                 continue
-            if reps.get(s) is not None and reps[s] not in WOLFISH:
-                t += 0.5
-        return t + self.ties(2, min(self.pack) if self.pack else 0, b.night, b.day)[s]
+            if claim == "seer":
+                t[s] += 3.0
+                if any(r in WOLFISH and x in pack for x, r in reports.get(s, {}).items()):
+                    t[s] += 1.5
+            elif claim in VALUABLE:
+                t[s] += 2.0
+            elif claim == "hunter":
+                t[s] -= 1.5
+        if b.sheriff is not None and b.sheriff <= n:
+            t[b.sheriff] += 1.0
+        for c, reps in reports.items():
+            if c in pack:
+                continue
+            for s, r in reps.items():
+                if r not in WOLFISH and 0 < s <= n:
+                    t[s] += 0.5
+        tie = self.ties(2, min(pack) if pack else 0, b.night, b.day)
+        row = b._threats[key] = [x + y for x, y in zip(t, tie)]
+        return row
 
     def pack_pick(self, seats: Iterable[int]) -> int | None:
         """The pack's choice among ``seats`` (never a wolf it knows)."""
-        cands = [s for s in seats if s not in self.pack]
+        pack = self.pack
+        cands = [s for s in seats if s not in pack]
         if not cands:
             return None
-        return max(cands, key=self.threat)
+        return max(cands, key=self.threats().__getitem__)
 
     def consensus(self, seats: Iterable[int]) -> int | None:
         """The seat the table is turning on today: the sheriff's call, else the most accused."""
@@ -680,7 +734,7 @@ class Mind:
             ours = [s for s in ts if s in self.pack]
             if ours:
                 return target_move(d, min(ours))
-            return target_move(d, min(ts, key=self.threat))  # the least dangerous
+            return target_move(d, min(ts, key=self.threats().__getitem__))  # the least dangerous
         return target_move(d, self.most_trusted(ts))
 
     def vote(self, d: Decision) -> Move | None:
