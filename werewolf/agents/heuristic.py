@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable
+from functools import cache
 from typing import Any
 
 from werewolf.agents import Agent
@@ -63,6 +64,12 @@ def _h(*xs: int) -> float:
         z = ((z ^ (x & 0xFFFFFFFF)) * 0x9E3779B1 + 0x7F4A7C15) & 0xFFFFFFFF
         z ^= z >> 15
     return (z * 0x85EBCA6B & 0xFFFFFFFF) / 4294967296.0
+
+
+@cache
+def _seat_mix(n: int) -> tuple[int, ...]:
+    """Each seat's part of its tie-break (``Mind.ties``), seats 0 to n."""
+    return tuple(s * 0x9E3779B1 for s in range(n + 1))
 
 
 class Board:
@@ -458,8 +465,8 @@ class Mind:
         row = self.tie_rows.get(key)
         if row is None:
             base = int(_h(self.salt, *key) * 4294967296.0)
-            row = self.tie_rows[key] = [((base ^ (s * 0x9E3779B1)) * 0x85EBCA6B & 0xFFFFFFFF) / 4294967296.0
-                                        for s in range(self.board.n + 1)]
+            row = self.tie_rows[key] = [((base ^ m) * 0x85EBCA6B & 0xFFFFFFFF) / 4294967296.0
+                                        for m in _seat_mix(self.board.n)]
         return row
 
     def most_suspect(self, seats: Iterable[int], day_salt: int = 0) -> int | None:
@@ -532,17 +539,18 @@ class Mind:
             return None
         return max(cands, key=self.threats().__getitem__)
 
-    def consensus(self, seats: Iterable[int]) -> int | None:
+    def consensus(self, seats: list[int]) -> int | None:
         """The seat the table is turning on today: the sheriff's call, else the most accused."""
         b = self.board
-        seats = list(seats)
-        if b.call in seats:
+        if b.call is not None and b.call in seats:
             return b.call
+        accused = b.accused
         best, most = None, 1
-        for s in seats:
-            k = len(b.accused.get(s, ()))
-            if k > most:
-                best, most = s, k
+        if accused:
+            for s in seats:
+                a = accused.get(s)
+                if a is not None and len(a) > most:
+                    best, most = s, len(a)
         return best
 
     # -- deciding ---------------------------------------------------------------------------
@@ -723,7 +731,8 @@ class Mind:
 
     def is_faker(self) -> bool:
         """Whether I am the wolf who claims the seer: the lowest wolf, in half the games."""
-        return bool(self.pack) and self.seat == min(self.pack) and self.ties(99)[min(self.pack)] < 0.5
+        pack = self.pack
+        return bool(pack) and self.seat == min(pack) and self.ties(99)[self.seat] < 0.5
 
     def sheriff_vote(self, d: Decision) -> Move | None:
         assert isinstance(d, Target)
@@ -741,11 +750,13 @@ class Mind:
         assert isinstance(d, Target)
         if self.ruleset in ONE_NIGHT:
             return self.night_vote(d)
-        ts = [s for s in d.targets if s != self.seat and s != self.lover] or list(d.targets)
+        seat, lover = self.seat, self.lover
+        ts = [s for s in d.targets if s != seat and s != lover] or list(d.targets)
         if not ts:
             return None
         if self.wolf:
-            mine = [s for s in ts if s not in self.pack]
+            pack = self.pack
+            mine = [s for s in ts if s not in pack]
             if not mine:
                 return target_move(d, None) if d.optional else target_move(d, ts[0])
             c = self.consensus(mine)
@@ -770,7 +781,14 @@ class Mind:
         accused = b.accused
         best, best_key = None, -9.0
         for s in seats:
-            k = sc[s] + (0.3 if s == call else 0) + 0.03 * len(accused.get(s, ())) + 0.001 * tie[s]
+            # sc + (0.3 if called) + 0.03 a accusation + 0.001 tie, summed in that order; a zero term is skipped
+            k = sc[s]
+            if s == call:
+                k += 0.3
+            a = accused.get(s)
+            if a:
+                k += 0.03 * len(a)
+            k += 0.001 * tie[s]
             if k > best_key:
                 best, best_key = s, k
         return best
@@ -804,10 +822,11 @@ class Mind:
     def explode(self, d: Decision) -> Move | None:
         if not self.wolf:
             return None
-        b = self.board
-        named = any(r in WOLFISH and c not in self.pack for c, reps in b.reports.items()
-                    for t, r in reps.items() if t == self.seat)
-        if not named:
+        seat, pack = self.seat, self.pack
+        for c, reps in self.board.reports.items():
+            if c not in pack and reps.get(seat) in WOLFISH:
+                break  # a player who is not one of us names me a wolf
+        else:
             return None
         when = getattr(d, "context", {}).get("when", "discussion")
         chance = 0.5 if when == "election" else 0.2
@@ -919,7 +938,6 @@ class Mind:
         assert isinstance(d, Target)
         ts = [s for s in d.targets if s != self.seat] or list(d.targets)
         role = self.now_role or self.role
-        sc = self.night_scores()
         if role == "tanner":
             return target_move(d, ts[self.rng.randrange(len(ts))])
         if self.team_wolf:
@@ -934,6 +952,7 @@ class Mind:
             pick = max(mine, key=lambda s: (len(b.accused.get(s, ())) + (0.5 if b.claims.get(s) == "seer" else 0)
                                             + tie[s]))
             return target_move(d, pick)
+        sc = self.night_scores()
         tie = self.ties(5)
         pick = max(ts, key=lambda s: (sc.get(s, 0.3), tie[s]))
         return target_move(d, pick)
@@ -1138,10 +1157,13 @@ class HeuristicAgent(Agent):
             self.ruleset = game.setup.ruleset
         self.live = bool(getattr(game.setup, "live_speech", False))
         events = game.events
-        while self.cursor < len(events):
-            e = events[self.cursor]
-            self.cursor += 1
-            self.dispatch(e)
+        n = len(events)
+        if self.cursor < n:
+            new = events[self.cursor:n]
+            self.cursor = n
+            dispatch = self.dispatch
+            for e in new:
+                dispatch(e)
 
     def dispatch(self, e: Event) -> None:
         to = e.to
