@@ -39,6 +39,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable
 from functools import cache
+from itertools import filterfalse
+from operator import add
 from typing import Any
 
 from werewolf.agents import Agent
@@ -68,8 +70,8 @@ def _h(*xs: int) -> float:
 
 @cache
 def _seat_mix(n: int) -> tuple[int, ...]:
-    """Each seat's part of its tie-break (``Mind.ties``), seats 0 to n."""
-    return tuple(s * 0x9E3779B1 for s in range(n + 1))
+    """Each seat's part of its tie-break (``Mind.ties``), seats 0 to n, cut to the 32 bits that count."""
+    return tuple(s * 0x9E3779B1 & 0xFFFFFFFF for s in range(n + 1))
 
 
 class Board:
@@ -198,12 +200,13 @@ class Board:
                 sc[target] -= 0.02 * len(vouchers)
         # who voted against a player shown good or a trusted seer, or for one shown to be a wolf
         votes_for = self.votes_for
-        for target in self.cleared.union(s for s, t in trust.items() if t >= 0.8):
-            for voter in votes_for.get(target, ()):
-                sc[voter] += 0.1
-        for target in self.exposed:
-            for voter in votes_for.get(target, ()):
-                sc[voter] -= 0.05
+        if votes_for:
+            for target in self.cleared.union(s for s, t in trust.items() if t >= 0.8):
+                for voter in votes_for.get(target, ()):
+                    sc[voter] += 0.1
+            for target in self.exposed:
+                for voter in votes_for.get(target, ()):
+                    sc[voter] -= 0.05
         self._suspicion[key] = sc
         return sc
 
@@ -401,6 +404,8 @@ class Mind:
         b = self.board
         seers = [c for c, r in b.claims.items() if r == "seer" and c != self.seat]
         out: dict[int, float] = {}
+        if not seers:
+            return out
         i_am_seer = self.role == "seer" and not self.wolf
         # The wolves kill the seer they know to be real: a claimant who died in the night was most likely it.
         night_dead = [c for c in seers if c in b.killed]
@@ -528,13 +533,12 @@ class Mind:
                 if r not in WOLFISH and 0 < s <= n:
                     t[s] += 0.5
         tie = self.ties(2, min(pack) if pack else 0, b.night, b.day)
-        row = b._threats[key] = [x + y for x, y in zip(t, tie)]
+        row = b._threats[key] = list(map(add, t, tie))
         return row
 
     def pack_pick(self, seats: Iterable[int]) -> int | None:
         """The pack's choice among ``seats`` (never a wolf it knows)."""
-        pack = self.pack
-        cands = [s for s in seats if s not in pack]
+        cands = list(filterfalse(self.pack.__contains__, seats))
         if not cands:
             return None
         return max(cands, key=self.threats().__getitem__)
@@ -750,8 +754,12 @@ class Mind:
         assert isinstance(d, Target)
         if self.ruleset in ONE_NIGHT:
             return self.night_vote(d)
-        seat, lover = self.seat, self.lover
-        ts = [s for s in d.targets if s != seat and s != lover] or list(d.targets)
+        ts = list(d.targets)  # but me and my lover, unless nobody else is left
+        if self.seat in ts:
+            ts.remove(self.seat)
+        if self.lover is not None and self.lover in ts:
+            ts.remove(self.lover)
+        ts = ts or list(d.targets)
         if not ts:
             return None
         if self.wolf:
@@ -963,12 +971,14 @@ class Mind:
         if self.ruleset in ONE_NIGHT:
             return self.speak_one_night()
         b = self.board
+        me = self.seat
         acts: list[Act] = []
         say = acts.append
         phase = f"day{b.day}"
         if self.wolf:
+            pack = self.pack
             if self.faker or (part != "pk" and self.is_faker() and "seer" not in [
-                    r for s, r in b.claims.items() if s in self.pack]):
+                    r for s, r in b.claims.items() if s in pack]):
                 self.faker = True
                 if not self.claimed:
                     say(Act(self.seat, "claim", role="seer", phase=phase))
@@ -980,15 +990,15 @@ class Mind:
                     if result in WOLFISH and target in b.alive:
                         say(Act(self.seat, "accuse", target, phase=phase))
             else:
-                if b.accused.get(self.seat) or self.seat in b.pk:
-                    say(Act(self.seat, "defend", phase=phase))
-                c = self.consensus([s for s in b.alive if s not in self.pack])
-                real = [s for s, r in b.claims.items() if r == "seer" and s not in self.pack and s in b.alive]
+                if b.accused.get(me) or me in b.pk:
+                    say(Act(me, "defend", phase=phase))
+                c = self.consensus([s for s in b.alive if s not in pack])
+                real = [s for s, r in b.claims.items() if r == "seer" and s not in pack and s in b.alive]
                 target = real[0] if real else c
                 if target is not None:
                     say(Act(self.seat, "accuse", target, phase=phase))
-            if b.sheriff == self.seat and part == "discussion":
-                pick = self.consensus([s for s in b.alive if s not in self.pack])
+            if b.sheriff == me and part == "discussion":
+                pick = self.consensus([s for s in b.alive if s not in pack])
                 pick = pick if pick is not None else self.pack_pick(b.alive)
                 if pick is not None:
                     say(Act(self.seat, "call", pick, phase=phase))
@@ -1011,7 +1021,9 @@ class Mind:
                 self.claimed = True
             say(Act(self.seat, "defend", phase=phase))
         if part in ("discussion", "last_words") and not (self.role == "seer" and acts):
-            alive = [s for s in b.alive if s != self.seat]
+            alive = list(b.alive)
+            if me in b.alive:
+                alive.remove(me)
             s = self.most_suspect(alive, b.day)
             if s is not None and self.scores()[s] >= 0.5:
                 say(Act(self.seat, "accuse", s, phase=phase))
@@ -1020,8 +1032,9 @@ class Mind:
                 if v != self.seat and v in b.alive:
                     self.vouched.add(v)
                     say(Act(self.seat, "vouch", v, phase=phase))
-        if b.sheriff == self.seat and part == "discussion":
-            s = self.village_pick([s for s in b.alive if s != self.seat and s != self.lover])
+        if b.sheriff == me and part == "discussion":
+            lover = self.lover
+            s = self.village_pick([s for s in b.alive if s != me and s != lover])
             if s is not None:
                 say(Act(self.seat, "call", s, phase=phase))
         return acts
@@ -1155,10 +1168,10 @@ class HeuristicAgent(Agent):
         """Hand every new event of the log to the boards and minds that may see it."""
         if self.ruleset is None:
             self.ruleset = game.setup.ruleset
-        self.live = bool(getattr(game.setup, "live_speech", False))
         events = game.events
         n = len(events)
         if self.cursor < n:
+            self.live = bool(getattr(game.setup, "live_speech", False))
             new = events[self.cursor:n]
             self.cursor = n
             dispatch = self.dispatch
