@@ -409,8 +409,9 @@ class Mind:
         i_am_seer = self.role == "seer" and not self.wolf
         # The wolves kill the seer they know to be real: a claimant who died in the night was most likely it.
         night_dead = [c for c in seers if c in b.killed]
+        pack, good, victims, exposed, cleared = self.pack, self.good, self.victims, b.exposed, b.cleared
         for c in seers:
-            if i_am_seer or c in self.pack or c in b.exposed:
+            if i_am_seer or c in pack or c in exposed:
                 out[c] = 0.0  # a second seer lies; so does a wolf
                 continue
             if night_dead:
@@ -418,8 +419,13 @@ class Mind:
             else:
                 t = 0.85 if len(seers) == 1 else 0.5
             for target, result in b.reports.get(c, {}).items():
-                known = self.known(target)
-                if known is None:
+                # what I know for sure of the target: a wolf, or good (the wolves' victims, as the witch
+                # sees them, are good as far as she can tell); else the report proves nothing
+                if target in pack or target in exposed:
+                    known = True
+                elif target in good or target in cleared or target in victims:
+                    known = False
+                else:
                     continue
                 if (result in WOLFISH) != known:
                     t = 0.0
@@ -427,14 +433,6 @@ class Mind:
                 t = min(1.0, t + 0.15)
             out[c] = t
         return out
-
-    def known(self, s: int) -> bool | None:
-        """True: s is a wolf; False: s is good; None: I cannot tell for sure."""
-        if s in self.pack or s in self.board.exposed:
-            return True
-        if s in self.good or s in self.board.cleared or s in self.victims:
-            return False  # (the wolves' victims, as the witch sees them, are good as far as she can tell)
-        return None
 
     def scores(self) -> list[float]:
         """My suspicion of each seat (index = seat): about 0 (good) to 1 (a wolf) as estimated;
@@ -905,46 +903,48 @@ class Mind:
         assert isinstance(d, Choice)
         return {"act": d.act, d.arg: d.values[0]}
 
-    def night_scores(self) -> dict[int, float]:
-        """One-night: how likely each other seat holds a werewolf card now."""
+    def night_scores(self) -> list[float]:
+        """One-night: how likely each other seat holds a werewolf card now (index = seat; mine stays 0.3)."""
         b = self.board
-        sc = {s: 0.3 for s in range(1, b.n + 1) if s != self.seat}
+        n, me = b.n, self.seat
+        sc = [0.3] * (n + 1)
         counts: dict[str, int] = {}
         for r in b.claims.values():
             counts[r] = counts.get(r, 0) + 1
         for s, r in b.claims.items():
-            if s in sc:
+            if s != me and 0 < s <= n:
                 if r == "werewolf":
                     sc[s] += 0.15  # a confession is often a tanner's or a minion's trick
                 elif counts[r] > 1 and r not in ("villager", "werewolf", "mason"):
                     sc[s] += 0.35  # two claim a role the box holds once: one lies
         for c, reps in b.reports.items():
-            if c == self.seat:
+            if c == me:
                 continue
             for target, seen in reps.items():
-                if target in sc:
+                if target != me and 0 < target <= n:
                     sc[target] += 0.55 if seen == "werewolf" else -0.2
         for target, accusers in b.accused.items():
-            if target in sc:
+            if target != me and 0 < target <= n:
                 sc[target] += 0.1 * len(accusers)
-        for s, seen in self.cards.items():
-            if s in sc:
-                sc[s] = 1.0 if seen == "werewolf" else 0.0
+        known: dict[int, float] = {s: 1.0 if seen == "werewolf" else 0.0 for s, seen in self.cards.items()}
         if self.dealt == "robber" and self.robbed:
             for s in self.robbed:
-                if s in sc:
-                    sc[s] = 0.0  # the robber's card is there now
+                known[s] = 0.0  # the robber's card is there now
         for s in self.pack:
-            if s in sc:
-                sc[s] = 1.0
+            known[s] = 1.0
         for s in self.good:
-            if s in sc:
-                sc[s] = 0.0
+            known[s] = 0.0
+        for s, v in known.items():
+            if s != me and 0 < s <= n:
+                sc[s] = v
         return sc
 
     def night_vote(self, d: Decision) -> Move | None:
         assert isinstance(d, Target)
-        ts = [s for s in d.targets if s != self.seat] or list(d.targets)
+        ts = list(d.targets)
+        if self.seat in ts:
+            ts.remove(self.seat)
+        ts = ts or list(d.targets)
         role = self.now_role or self.role
         if role == "tanner":
             return target_move(d, ts[self.rng.randrange(len(ts))])
@@ -957,12 +957,19 @@ class Mind:
             # (so that every wolf picks the same one): the most accused, a claimed seer first
             b = self.board
             tie = self.ties(6, min(self.pack) if self.pack else 0)
-            pick = max(mine, key=lambda s: (len(b.accused.get(s, ())) + (0.5 if b.claims.get(s) == "seer" else 0)
-                                            + tie[s]))
+            accused, claims = b.accused, b.claims
+            pick, best = mine[0], -1.0
+            for s in mine:
+                k = len(accused.get(s, ())) + (0.5 if claims.get(s) == "seer" else 0) + tie[s]
+                if k > best:
+                    pick, best = s, k
             return target_move(d, pick)
         sc = self.night_scores()
         tie = self.ties(5)
-        pick = max(ts, key=lambda s: (sc.get(s, 0.3), tie[s]))
+        pick = ts[0]
+        for s in ts:  # the highest score, then the highest tie-break; the first of equals
+            if sc[s] > sc[pick] or (sc[s] == sc[pick] and tie[s] > tie[pick]):
+                pick = s
         return target_move(d, pick)
 
     # -- speaking ---------------------------------------------------------------------------
@@ -1072,7 +1079,6 @@ class Mind:
         acts: list[Act] = []
         say = acts.append
         role = self.dealt if self.dealt != "doppelganger" else self.role
-        others = [s for s in range(1, b.n + 1) if s != self.seat]
         if self.team_wolf or role in ("werewolf", "minion"):
             if role == "minion" or (self.rng.random() < 0.3 and role != "werewolf"):
                 say(Act(self.seat, "claim", role="werewolf"))  # the minion draws the vote to himself
@@ -1081,7 +1087,7 @@ class Mind:
             fake = centre_roles[0] if centre_roles else ("seer" if self.rng.random() < 0.4 else "villager")
             say(Act(self.seat, "claim", role=fake))
             if fake == "seer":
-                goods = [s for s in others if s not in self.pack]
+                goods = [s for s in range(1, b.n + 1) if s != self.seat and s not in self.pack]
                 if goods:
                     s = goods[self.rng.randrange(len(goods))]
                     say(Act(self.seat, "check", s, role="werewolf"))
