@@ -71,7 +71,7 @@ def test_bots_play_legally_and_see_only_their_own_view(setup: Setup) -> None:
         for seat, mind in agent.minds.items():
             # exactly the seat's view, in order, from the core's one definition of it
             assert mind.seen == visible_events(game.events, seat)
-            assert not any(isinstance(v, Game) for v in vars(mind).values())
+            assert not any(isinstance(getattr(mind, a), Game) for a in Mind.__slots__)
         # sharing the public board (the fast path) changes nothing: public knowledge is everyone's
         fast, _ = play(setup, seed, strict=False)
         assert fast.answers == game.answers

@@ -255,6 +255,12 @@ def no_move(d: Decision) -> Move:
 class Mind:
     """One seat's player: its private knowledge, its suspicions, its choices and its words."""
 
+    # Slots: past 30 attributes an instance falls back to a slow dictionary, and minds are made and read a lot.
+    __slots__ = ("seat", "tie_rows", "board", "rng", "ruleset", "salt", "strict", "seen", "role", "dealt", "wolf",
+                 "pack", "good", "checks", "reported", "victims", "victim", "victim_night", "claimed", "faker",
+                 "fake_checks", "fake_day", "vouched", "bottom", "lover", "last_dream", "cards", "center_seen",
+                 "now_role", "robbed", "_cache", "_trust", "version")
+
     def __init__(self, seat: int, board: Board, rng: random.Random, ruleset: str, salt: int,
                  strict: bool = False, tie_rows: dict[tuple[int, ...], list[float]] | None = None) -> None:
         self.seat = seat
