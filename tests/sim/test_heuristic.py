@@ -71,7 +71,7 @@ def test_bots_play_legally_and_see_only_their_own_view(setup: Setup) -> None:
         for seat, mind in agent.minds.items():
             # exactly the seat's view, in order, from the core's one definition of it
             assert mind.seen == visible_events(game.events, seat)
-            assert not any(isinstance(v, Game) for v in vars(mind).values())
+            assert not any(isinstance(getattr(mind, a), Game) for a in Mind.__slots__)
         # sharing the public board (the fast path) changes nothing: public knowledge is everyone's
         fast, _ = play(setup, seed, strict=False)
         assert fast.answers == game.answers
@@ -131,3 +131,34 @@ def test_strength_smoke() -> None:
 
 def test_a_mind_holds_no_game() -> None:
     assert "game" not in Mind.__init__.__code__.co_varnames
+
+
+def fresh(mind: Mind) -> tuple[list[float], dict[int, float], list[float]]:
+    """A mind's suspicion, trust and (for a wolf) threat row computed anew, every cache dropped."""
+    mind._cache = None
+    mind.board._suspicion.clear()
+    mind.board._threats.clear()
+    sc = mind.scores()
+    return list(sc), dict(mind.trust()), list(mind.threats()) if mind.pack else []
+
+
+@pytest.mark.parametrize("setup", [Setup("classic", deck="c12_wolfking_guard"), Setup("classic", deck="classic12"),
+                                   Setup("facetoface", deck="ff12_444_guard"), Setup("wechat", players=12)],
+                         ids=setup_id)
+def test_cached_suspicion_is_what_a_fresh_look_gives(setup: Setup) -> None:
+    # The caches live until the evidence (or, for the threat row, anything public) changes: at every
+    # decision, what a mind would use must equal what it computes from scratch.
+    for seed in range(6):
+        game = Game(Setup(setup.ruleset, deck=setup.deck, players=setup.players, seed=seed))
+        agent = HeuristicAgent(random.Random(seed), channel=Channel())
+        checked = 0
+        while not game.over:
+            for d in game.request:
+                agent.sync(game)
+                for mind in agent.minds.values():
+                    cached = (list(mind.scores()), dict(mind.trust()), list(mind.threats()) if mind.pack else [])
+                    assert cached == fresh(mind), (seed, game.phase, mind.seat)
+                    checked += 1
+                move = agent.choose(game, d.seat, d)
+                game.decline(d) if move is None else game.answer(d.seat, move)
+        assert checked > 100

@@ -38,6 +38,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable
+from functools import cache
+from itertools import filterfalse
+from operator import add
 from typing import Any
 
 from werewolf.agents import Agent
@@ -65,11 +68,18 @@ def _h(*xs: int) -> float:
     return (z * 0x85EBCA6B & 0xFFFFFFFF) / 4294967296.0
 
 
+@cache
+def _seat_mix(n: int) -> tuple[int, ...]:
+    """Each seat's part of its tie-break (``Mind.ties``), seats 0 to n, cut to the 32 bits that count."""
+    return tuple(s * 0x9E3779B1 & 0xFFFFFFFF for s in range(n + 1))
+
+
 class Board:
     """Public knowledge: public events and the channel's speech acts, nothing else."""
 
     __slots__ = ("n", "alive", "day", "night", "sheriff", "candidates", "claims", "reports", "accused",
-                 "vouched", "call", "exposed", "cleared", "votes_for", "pk", "killed", "version")
+                 "vouched", "call", "exposed", "cleared", "votes_for", "pk", "killed", "version", "_suspicion",
+                 "_suspicion_version", "stamp", "_threats", "_threats_stamp")
 
     def __init__(self) -> None:
         self.n = 0
@@ -88,14 +98,23 @@ class Board:
         self.votes_for: dict[int, list[int]] = {}  # target -> who voted to exile it (every day)
         self.killed: set[int] = set()  # died in a night (announced at dawn): most often the wolves' victims
         self.pk: tuple[int, ...] = ()
+        # Counts changes to the evidence suspicion is computed from (Mind.scores caches on it); the
+        # turn of the clock, the sheriff, the living and the sheriff's call are no evidence.
         self.version = 0
+        self._suspicion: dict[tuple[tuple[tuple[int, float], ...], tuple[int, ...]], list[float]] = {}
+        self._suspicion_version = 0
+        self.stamp = 0  # counts every change to the board
+        self._threats: dict[tuple[tuple[int, ...], int], list[float]] = {}
+        self._threats_stamp = 0
 
     # -- public events -----------------------------------------------------------------
     def observe(self, e: Event) -> None:
         handler = _BOARD.get(e.type)
         if handler is not None:
             handler(self, e.data)
-            self.version += 1
+            self.stamp += 1
+            if e.type in _EVIDENCE:
+                self.version += 1
 
     def _start(self, d: dict[str, Any]) -> None:
         self.n = int(d["players"])
@@ -148,8 +167,52 @@ class Board:
     def _pk(self, d: dict[str, Any]) -> None:
         self.pk = tuple(d["seats"])
 
+    # -- what the evidence says --------------------------------------------------------------
+    def suspicion(self, trust: dict[int, float], liars: tuple[int, ...]) -> list[float]:
+        """The public evidence against each seat (index = seat), weighed by one mind's ``trust`` in
+        the claimed seers, with ``liars`` (rivals for a role it holds) under suspicion.
+
+        A function of the board and its two arguments alone: minds that trust alike share it (the
+        result is cached until the evidence changes); what a mind knows privately goes on top."""
+        if self._suspicion_version != self.version:
+            self._suspicion.clear()
+            self._suspicion_version = self.version
+        key = (tuple(trust.items()), liars)
+        sc = self._suspicion.get(key)
+        if sc is not None:
+            return sc
+        n = self.n
+        sc = [0.3] * (n + 1)
+        reports = self.reports
+        for claimant, tr in trust.items():
+            if tr < 0.5:
+                sc[claimant] += 1.25 - 1.2 * tr
+            for target, result in reports.get(claimant, {}).items():
+                if 0 < target <= n and target not in trust:  # one claimant's word on a rival is no evidence
+                    sc[target] += (0.65 if result in WOLFISH else -0.35) * tr
+        for s in liars:
+            sc[s] += 0.6
+        for target, accusers in self.accused.items():
+            if 0 < target <= n and target not in trust:  # the accusations of a seer dispute are its noise
+                sc[target] += min(0.1, 0.02 * len(accusers))
+        for target, vouchers in self.vouched.items():
+            if 0 < target <= n:
+                sc[target] -= 0.02 * len(vouchers)
+        # who voted against a player shown good or a trusted seer, or for one shown to be a wolf
+        votes_for = self.votes_for
+        if votes_for:
+            for target in self.cleared.union(s for s, t in trust.items() if t >= 0.8):
+                for voter in votes_for.get(target, ()):
+                    sc[voter] += 0.1
+            for target in self.exposed:
+                for voter in votes_for.get(target, ()):
+                    sc[voter] -= 0.05
+        self._suspicion[key] = sc
+        return sc
+
     # -- speech acts -------------------------------------------------------------------
     def hear(self, act: Act) -> None:
+        self.stamp += 1
         k = act.kind
         if k == "claim" and act.role:
             self.claims[act.seat] = act.role
@@ -159,8 +222,12 @@ class Board:
             self.accused.setdefault(act.target, set()).add(act.seat)
         elif k == "vouch" and act.target is not None:
             self.vouched.setdefault(act.target, set()).add(act.seat)
-        elif k == "call" and act.seat == self.sheriff:
-            self.call = act.target
+        elif k == "call":
+            if act.seat == self.sheriff:
+                self.call = act.target
+            return
+        elif k == "defend":
+            return
         self.version += 1
 
 
@@ -170,6 +237,8 @@ _BOARD: dict[str, Callable[[Board, dict[str, Any]], None]] = {
     "reveal": Board._reveal, "sheriff": Board._sheriff, "candidates": Board._candidates, "votes": Board._votes,
     "pk": Board._pk,
 }
+# The public events that change what Mind.scores reads (the rest only move the clock, the living, the badge).
+_EVIDENCE = frozenset(("game_start", "day", "announce", "explode", "duel", "shoot", "reveal", "votes"))
 
 
 def target_move(d: Decision, seat: int | None) -> Move:
@@ -185,6 +254,12 @@ def no_move(d: Decision) -> Move:
 
 class Mind:
     """One seat's player: its private knowledge, its suspicions, its choices and its words."""
+
+    # Slots: past 30 attributes an instance falls back to a slow dictionary, and minds are made and read a lot.
+    __slots__ = ("seat", "tie_rows", "board", "rng", "ruleset", "salt", "strict", "seen", "role", "dealt", "wolf",
+                 "pack", "good", "checks", "reported", "victims", "victim", "victim_night", "claimed", "faker",
+                 "fake_checks", "fake_day", "vouched", "bottom", "lover", "last_dream", "cards", "center_seen",
+                 "now_role", "robbed", "_cache", "_trust", "version")
 
     def __init__(self, seat: int, board: Board, rng: random.Random, ruleset: str, salt: int,
                  strict: bool = False, tie_rows: dict[tuple[int, ...], list[float]] | None = None) -> None:
@@ -335,11 +410,14 @@ class Mind:
         b = self.board
         seers = [c for c, r in b.claims.items() if r == "seer" and c != self.seat]
         out: dict[int, float] = {}
+        if not seers:
+            return out
         i_am_seer = self.role == "seer" and not self.wolf
         # The wolves kill the seer they know to be real: a claimant who died in the night was most likely it.
         night_dead = [c for c in seers if c in b.killed]
+        pack, good, victims, exposed, cleared = self.pack, self.good, self.victims, b.exposed, b.cleared
         for c in seers:
-            if i_am_seer or c in self.pack or c in b.exposed:
+            if i_am_seer or c in pack or c in exposed:
                 out[c] = 0.0  # a second seer lies; so does a wolf
                 continue
             if night_dead:
@@ -347,8 +425,13 @@ class Mind:
             else:
                 t = 0.85 if len(seers) == 1 else 0.5
             for target, result in b.reports.get(c, {}).items():
-                known = self.known(target)
-                if known is None:
+                # what I know for sure of the target: a wolf, or good (the wolves' victims, as the witch
+                # sees them, are good as far as she can tell); else the report proves nothing
+                if target in pack or target in exposed:
+                    known = True
+                elif target in good or target in cleared or target in victims:
+                    known = False
+                else:
                     continue
                 if (result in WOLFISH) != known:
                     t = 0.0
@@ -357,14 +440,6 @@ class Mind:
             out[c] = t
         return out
 
-    def known(self, s: int) -> bool | None:
-        """True: s is a wolf; False: s is good; None: I cannot tell for sure."""
-        if s in self.pack or s in self.board.exposed:
-            return True
-        if s in self.good or s in self.board.cleared or s in self.victims:
-            return False  # (the wolves' victims, as the witch sees them, are good as far as she can tell)
-        return None
-
     def scores(self) -> list[float]:
         """My suspicion of each seat (index = seat): about 0 (good) to 1 (a wolf) as estimated;
         what I know for sure is set apart at ``KNOWN_WOLF`` (2) and ``KNOWN_GOOD`` (-1)."""
@@ -372,35 +447,13 @@ class Mind:
         c = self._cache
         if c is not None and c[0] == b.version and c[1] == self.version:
             return c[2]
-        n = b.n
-        sc = [0.3] * (n + 1)
         self._trust = trust = self._seer_trust()
-        for claimant, tr in trust.items():
-            if tr < 0.5:
-                sc[claimant] += 1.25 - 1.2 * tr
-            for target, result in b.reports.get(claimant, {}).items():
-                if 0 < target <= n and target not in trust:  # one claimant's word on a rival is no evidence
-                    sc[target] += (0.65 if result in WOLFISH else -0.35) * tr
         # two players claiming the same role of which there is one: at least one lies
         mine = self.role
+        liars: tuple[int, ...] = ()
         if not self.wolf and mine not in ("villager", "werewolf") and self.ruleset not in ONE_NIGHT:
-            for s, r in b.claims.items():
-                if r == mine and s != self.seat:
-                    sc[s] += 0.6
-        for target, accusers in b.accused.items():
-            if 0 < target <= n and target not in trust:  # the accusations of a seer dispute are its noise
-                sc[target] += min(0.1, 0.02 * len(accusers))
-        for target, vouchers in b.vouched.items():
-            if 0 < target <= n:
-                sc[target] -= 0.02 * len(vouchers)
-        # who voted against a player shown good or a trusted seer, or for one shown to be a wolf
-        votes_for = b.votes_for
-        for target in b.cleared.union(s for s, t in trust.items() if t >= 0.8):
-            for voter in votes_for.get(target, ()):
-                sc[voter] += 0.1
-        for target in b.exposed:
-            for voter in votes_for.get(target, ()):
-                sc[voter] -= 0.05
+            liars = tuple(s for s, r in b.claims.items() if r == mine and s != self.seat)
+        sc = b.suspicion(trust, liars).copy()
         for s in self.victims:
             sc[s] -= 0.25
         for s in b.exposed:
@@ -421,8 +474,8 @@ class Mind:
         row = self.tie_rows.get(key)
         if row is None:
             base = int(_h(self.salt, *key) * 4294967296.0)
-            row = self.tie_rows[key] = [((base ^ (s * 0x9E3779B1)) * 0x85EBCA6B & 0xFFFFFFFF) / 4294967296.0
-                                        for s in range(self.board.n + 1)]
+            row = self.tie_rows[key] = [((base ^ m) * 0x85EBCA6B & 0xFFFFFFFF) / 4294967296.0
+                                        for m in _seat_mix(self.board.n)]
         return row
 
     def most_suspect(self, seats: Iterable[int], day_salt: int = 0) -> int | None:
@@ -449,46 +502,63 @@ class Mind:
         return best
 
     # -- the wolves' shared choices -------------------------------------------------------
-    def threat(self, s: int) -> float:
-        """How much the wolves want ``s`` gone: the same number for every pack member."""
+    def threats(self) -> list[float]:
+        """How much the wolves want each seat gone (index = seat): the same numbers for every pack
+        member that knows the same pack (shared on the board until anything public changes)."""
         b = self.board
-        claim = b.claims.get(s)
-        t = 0.0
-        if claim == "seer":
-            t += 3.0
-            if any(r in WOLFISH and x in self.pack for x, r in b.reports.get(s, {}).items()):
-                t += 1.5
-        elif claim in VALUABLE:
-            t += 2.0
-        elif claim == "hunter":
-            t -= 1.5
-        if s == b.sheriff:
-            t += 1.0
-        for c, reps in b.reports.items():
-            if c in self.pack:
+        pack = self.pack
+        key = (tuple(sorted(pack)), self.salt)
+        if b._threats_stamp != b.stamp:
+            b._threats.clear()
+            b._threats_stamp = b.stamp
+        row = b._threats.get(key)
+        if row is not None:
+            return row
+        n = b.n
+        t = [0.0] * (n + 1)
+        reports = b.reports
+        for s, claim in b.claims.items():
+            if s > n:
                 continue
-            if reps.get(s) is not None and reps[s] not in WOLFISH:
-                t += 0.5
-        return t + self.ties(2, min(self.pack) if self.pack else 0, b.night, b.day)[s]
+            if claim == "seer":
+                t[s] += 3.0
+                if any(r in WOLFISH and x in pack for x, r in reports.get(s, {}).items()):
+                    t[s] += 1.5
+            elif claim in VALUABLE:
+                t[s] += 2.0
+            elif claim == "hunter":
+                t[s] -= 1.5
+        if b.sheriff is not None and b.sheriff <= n:
+            t[b.sheriff] += 1.0
+        for c, reps in reports.items():
+            if c in pack:
+                continue
+            for s, r in reps.items():
+                if r not in WOLFISH and 0 < s <= n:
+                    t[s] += 0.5
+        tie = self.ties(2, min(pack) if pack else 0, b.night, b.day)
+        row = b._threats[key] = list(map(add, t, tie))
+        return row
 
     def pack_pick(self, seats: Iterable[int]) -> int | None:
         """The pack's choice among ``seats`` (never a wolf it knows)."""
-        cands = [s for s in seats if s not in self.pack]
+        cands = list(filterfalse(self.pack.__contains__, seats))
         if not cands:
             return None
-        return max(cands, key=self.threat)
+        return max(cands, key=self.threats().__getitem__)
 
-    def consensus(self, seats: Iterable[int]) -> int | None:
+    def consensus(self, seats: list[int]) -> int | None:
         """The seat the table is turning on today: the sheriff's call, else the most accused."""
         b = self.board
-        seats = list(seats)
-        if b.call in seats:
+        if b.call is not None and b.call in seats:
             return b.call
+        accused = b.accused
         best, most = None, 1
-        for s in seats:
-            k = len(b.accused.get(s, ()))
-            if k > most:
-                best, most = s, k
+        if accused:
+            for s in seats:
+                a = accused.get(s)
+                if a is not None and len(a) > most:
+                    best, most = s, len(a)
         return best
 
     # -- deciding ---------------------------------------------------------------------------
@@ -669,7 +739,8 @@ class Mind:
 
     def is_faker(self) -> bool:
         """Whether I am the wolf who claims the seer: the lowest wolf, in half the games."""
-        return bool(self.pack) and self.seat == min(self.pack) and self.ties(99)[min(self.pack)] < 0.5
+        pack = self.pack
+        return bool(pack) and self.seat == min(pack) and self.ties(99)[self.seat] < 0.5
 
     def sheriff_vote(self, d: Decision) -> Move | None:
         assert isinstance(d, Target)
@@ -680,18 +751,24 @@ class Mind:
             ours = [s for s in ts if s in self.pack]
             if ours:
                 return target_move(d, min(ours))
-            return target_move(d, min(ts, key=self.threat))  # the least dangerous
+            return target_move(d, min(ts, key=self.threats().__getitem__))  # the least dangerous
         return target_move(d, self.most_trusted(ts))
 
     def vote(self, d: Decision) -> Move | None:
         assert isinstance(d, Target)
         if self.ruleset in ONE_NIGHT:
             return self.night_vote(d)
-        ts = [s for s in d.targets if s != self.seat and s != self.lover] or list(d.targets)
+        ts = list(d.targets)  # but me and my lover, unless nobody else is left
+        if self.seat in ts:
+            ts.remove(self.seat)
+        if self.lover is not None and self.lover in ts:
+            ts.remove(self.lover)
+        ts = ts or list(d.targets)
         if not ts:
             return None
         if self.wolf:
-            mine = [s for s in ts if s not in self.pack]
+            pack = self.pack
+            mine = [s for s in ts if s not in pack]
             if not mine:
                 return target_move(d, None) if d.optional else target_move(d, ts[0])
             c = self.consensus(mine)
@@ -716,7 +793,14 @@ class Mind:
         accused = b.accused
         best, best_key = None, -9.0
         for s in seats:
-            k = sc[s] + (0.3 if s == call else 0) + 0.03 * len(accused.get(s, ())) + 0.001 * tie[s]
+            # sc + (0.3 if called) + 0.03 a accusation + 0.001 tie, summed in that order; a zero term is skipped
+            k = sc[s]
+            if s == call:
+                k += 0.3
+            a = accused.get(s)
+            if a:
+                k += 0.03 * len(a)
+            k += 0.001 * tie[s]
             if k > best_key:
                 best, best_key = s, k
         return best
@@ -750,10 +834,11 @@ class Mind:
     def explode(self, d: Decision) -> Move | None:
         if not self.wolf:
             return None
-        b = self.board
-        named = any(r in WOLFISH and c not in self.pack for c, reps in b.reports.items()
-                    for t, r in reps.items() if t == self.seat)
-        if not named:
+        seat, pack = self.seat, self.pack
+        for c, reps in self.board.reports.items():
+            if c not in pack and reps.get(seat) in WOLFISH:
+                break  # a player who is not one of us names me a wolf
+        else:
             return None
         when = getattr(d, "context", {}).get("when", "discussion")
         chance = 0.5 if when == "election" else 0.2
@@ -824,48 +909,49 @@ class Mind:
         assert isinstance(d, Choice)
         return {"act": d.act, d.arg: d.values[0]}
 
-    def night_scores(self) -> dict[int, float]:
-        """One-night: how likely each other seat holds a werewolf card now."""
+    def night_scores(self) -> list[float]:
+        """One-night: how likely each other seat holds a werewolf card now (index = seat; mine stays 0.3)."""
         b = self.board
-        sc = {s: 0.3 for s in range(1, b.n + 1) if s != self.seat}
+        n, me = b.n, self.seat
+        sc = [0.3] * (n + 1)
         counts: dict[str, int] = {}
         for r in b.claims.values():
             counts[r] = counts.get(r, 0) + 1
         for s, r in b.claims.items():
-            if s in sc:
+            if s != me and 0 < s <= n:
                 if r == "werewolf":
                     sc[s] += 0.15  # a confession is often a tanner's or a minion's trick
                 elif counts[r] > 1 and r not in ("villager", "werewolf", "mason"):
                     sc[s] += 0.35  # two claim a role the box holds once: one lies
         for c, reps in b.reports.items():
-            if c == self.seat:
+            if c == me:
                 continue
             for target, seen in reps.items():
-                if target in sc:
+                if target != me and 0 < target <= n:
                     sc[target] += 0.55 if seen == "werewolf" else -0.2
         for target, accusers in b.accused.items():
-            if target in sc:
+            if target != me and 0 < target <= n:
                 sc[target] += 0.1 * len(accusers)
-        for s, seen in self.cards.items():
-            if s in sc:
-                sc[s] = 1.0 if seen == "werewolf" else 0.0
+        known: dict[int, float] = {s: 1.0 if seen == "werewolf" else 0.0 for s, seen in self.cards.items()}
         if self.dealt == "robber" and self.robbed:
             for s in self.robbed:
-                if s in sc:
-                    sc[s] = 0.0  # the robber's card is there now
+                known[s] = 0.0  # the robber's card is there now
         for s in self.pack:
-            if s in sc:
-                sc[s] = 1.0
+            known[s] = 1.0
         for s in self.good:
-            if s in sc:
-                sc[s] = 0.0
+            known[s] = 0.0
+        for s, v in known.items():
+            if s != me and 0 < s <= n:
+                sc[s] = v
         return sc
 
     def night_vote(self, d: Decision) -> Move | None:
         assert isinstance(d, Target)
-        ts = [s for s in d.targets if s != self.seat] or list(d.targets)
+        ts = list(d.targets)
+        if self.seat in ts:
+            ts.remove(self.seat)
+        ts = ts or list(d.targets)
         role = self.now_role or self.role
-        sc = self.night_scores()
         if role == "tanner":
             return target_move(d, ts[self.rng.randrange(len(ts))])
         if self.team_wolf:
@@ -877,11 +963,19 @@ class Mind:
             # (so that every wolf picks the same one): the most accused, a claimed seer first
             b = self.board
             tie = self.ties(6, min(self.pack) if self.pack else 0)
-            pick = max(mine, key=lambda s: (len(b.accused.get(s, ())) + (0.5 if b.claims.get(s) == "seer" else 0)
-                                            + tie[s]))
+            accused, claims = b.accused, b.claims
+            pick, best = mine[0], -1.0
+            for s in mine:
+                k = len(accused.get(s, ())) + (0.5 if claims.get(s) == "seer" else 0) + tie[s]
+                if k > best:
+                    pick, best = s, k
             return target_move(d, pick)
+        sc = self.night_scores()
         tie = self.ties(5)
-        pick = max(ts, key=lambda s: (sc.get(s, 0.3), tie[s]))
+        pick = ts[0]
+        for s in ts:  # the highest score, then the highest tie-break; the first of equals
+            if sc[s] > sc[pick] or (sc[s] == sc[pick] and tie[s] > tie[pick]):
+                pick = s
         return target_move(d, pick)
 
     # -- speaking ---------------------------------------------------------------------------
@@ -890,12 +984,14 @@ class Mind:
         if self.ruleset in ONE_NIGHT:
             return self.speak_one_night()
         b = self.board
+        me = self.seat
         acts: list[Act] = []
         say = acts.append
         phase = f"day{b.day}"
         if self.wolf:
+            pack = self.pack
             if self.faker or (part != "pk" and self.is_faker() and "seer" not in [
-                    r for s, r in b.claims.items() if s in self.pack]):
+                    r for s, r in b.claims.items() if s in pack]):
                 self.faker = True
                 if not self.claimed:
                     say(Act(self.seat, "claim", role="seer", phase=phase))
@@ -907,15 +1003,15 @@ class Mind:
                     if result in WOLFISH and target in b.alive:
                         say(Act(self.seat, "accuse", target, phase=phase))
             else:
-                if b.accused.get(self.seat) or self.seat in b.pk:
-                    say(Act(self.seat, "defend", phase=phase))
-                c = self.consensus([s for s in b.alive if s not in self.pack])
-                real = [s for s, r in b.claims.items() if r == "seer" and s not in self.pack and s in b.alive]
+                if b.accused.get(me) or me in b.pk:
+                    say(Act(me, "defend", phase=phase))
+                c = self.consensus([s for s in b.alive if s not in pack])
+                real = [s for s, r in b.claims.items() if r == "seer" and s not in pack and s in b.alive]
                 target = real[0] if real else c
                 if target is not None:
                     say(Act(self.seat, "accuse", target, phase=phase))
-            if b.sheriff == self.seat and part == "discussion":
-                pick = self.consensus([s for s in b.alive if s not in self.pack])
+            if b.sheriff == me and part == "discussion":
+                pick = self.consensus([s for s in b.alive if s not in pack])
                 pick = pick if pick is not None else self.pack_pick(b.alive)
                 if pick is not None:
                     say(Act(self.seat, "call", pick, phase=phase))
@@ -938,7 +1034,9 @@ class Mind:
                 self.claimed = True
             say(Act(self.seat, "defend", phase=phase))
         if part in ("discussion", "last_words") and not (self.role == "seer" and acts):
-            alive = [s for s in b.alive if s != self.seat]
+            alive = list(b.alive)
+            if me in b.alive:
+                alive.remove(me)
             s = self.most_suspect(alive, b.day)
             if s is not None and self.scores()[s] >= 0.5:
                 say(Act(self.seat, "accuse", s, phase=phase))
@@ -947,8 +1045,9 @@ class Mind:
                 if v != self.seat and v in b.alive:
                     self.vouched.add(v)
                     say(Act(self.seat, "vouch", v, phase=phase))
-        if b.sheriff == self.seat and part == "discussion":
-            s = self.village_pick([s for s in b.alive if s != self.seat and s != self.lover])
+        if b.sheriff == me and part == "discussion":
+            lover = self.lover
+            s = self.village_pick([s for s in b.alive if s != me and s != lover])
             if s is not None:
                 say(Act(self.seat, "call", s, phase=phase))
         return acts
@@ -986,7 +1085,6 @@ class Mind:
         acts: list[Act] = []
         say = acts.append
         role = self.dealt if self.dealt != "doppelganger" else self.role
-        others = [s for s in range(1, b.n + 1) if s != self.seat]
         if self.team_wolf or role in ("werewolf", "minion"):
             if role == "minion" or (self.rng.random() < 0.3 and role != "werewolf"):
                 say(Act(self.seat, "claim", role="werewolf"))  # the minion draws the vote to himself
@@ -995,7 +1093,7 @@ class Mind:
             fake = centre_roles[0] if centre_roles else ("seer" if self.rng.random() < 0.4 else "villager")
             say(Act(self.seat, "claim", role=fake))
             if fake == "seer":
-                goods = [s for s in others if s not in self.pack]
+                goods = [s for s in range(1, b.n + 1) if s != self.seat and s not in self.pack]
                 if goods:
                     s = goods[self.rng.randrange(len(goods))]
                     say(Act(self.seat, "check", s, role="werewolf"))
@@ -1083,12 +1181,15 @@ class HeuristicAgent(Agent):
         """Hand every new event of the log to the boards and minds that may see it."""
         if self.ruleset is None:
             self.ruleset = game.setup.ruleset
-        self.live = bool(getattr(game.setup, "live_speech", False))
         events = game.events
-        while self.cursor < len(events):
-            e = events[self.cursor]
-            self.cursor += 1
-            self.dispatch(e)
+        n = len(events)
+        if self.cursor < n:
+            self.live = bool(getattr(game.setup, "live_speech", False))
+            new = events[self.cursor:n]
+            self.cursor = n
+            dispatch = self.dispatch
+            for e in new:
+                dispatch(e)
 
     def dispatch(self, e: Event) -> None:
         to = e.to
