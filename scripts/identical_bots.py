@@ -19,30 +19,22 @@ must match the shared board's. Record before an optimisation, verify after.
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
 import random
-import sys
-import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
+from functools import partial
 from typing import Any
+
+from game_digests import WECHAT_A, WECHAT_B, digest, main, wechat_options
 
 from werewolf.agents.heuristic import HeuristicAgent
 from werewolf.agents.speech import Channel
 from werewolf.core.game import Game, Setup
 from werewolf.rulesets import get_ruleset
 from werewolf.sim import SimConfig, parse_bots
-from werewolf.sim.config import game_seed, stream_seed, team_key
-from werewolf.sim.runner import base_setup, dealt_roles
+from werewolf.sim.runner import base_setup, play_game
 
 BOTS = ("heuristic", "wolves=heuristic", "village=heuristic")
-WECHAT_A = ("werewolf", "werewolf", "wolf_father", "big_bad_wolf", "seer", "witch", "guard", "piper", "scapegoat",
-            "raven", "fox", "villager")
-WECHAT_B = ("werewolf", "werewolf", "white_wolf", "seer", "witch", "hunter", "idiot", "elder", "stuttering_judge",
-            "devoted_servant", "half_blood", "prejudiced", "cupid", "villager", "villager", "wild_child",
-            "rusty_knight", "bear_tamer", "pure_villager", "sisters", "sisters", "brothers", "brothers", "brothers",
-            "thief")
 ONUW_ALL = ("doppelganger", "werewolf", "werewolf", "minion", "mason", "mason", "seer", "robber", "troublemaker",
             "drunk", "insomniac", "tanner", "hunter")
 
@@ -60,12 +52,6 @@ def sim_setups() -> list[tuple[str, SimConfig]]:
     return out
 
 
-def wechat_options(deck: tuple[str, ...]) -> dict[str, Any]:
-    from werewolf.rulesets.wechat import BASE_ROLES, EXPANSIONS
-
-    return {"expansions": sorted({r for r in deck if r in EXPANSIONS and r not in BASE_ROLES} | {"thief"} & set(deck))}
-
-
 def other_setups() -> list[tuple[str, Setup]]:
     """The bigger and stranger decks of the bot tests (every seat a bot, seeded the tests' way)."""
     out = [("classic18", Setup("classic", deck="classic18"))]
@@ -77,44 +63,14 @@ def other_setups() -> list[tuple[str, Setup]]:
     return out
 
 
-def digest(game: Game, channel: Channel, said: list[str] | None = None) -> str:
-    h = hashlib.sha256()
-    for e in game.events:
-        h.update(json.dumps(e.as_json(), sort_keys=True, ensure_ascii=False).encode())
-        h.update(b"\n")
-    h.update(b"answers\n")
-    h.update(json.dumps(game.answers).encode())
-    h.update(b"\nacts\n")
-    for a in channel.acts:
-        h.update(repr(tuple(a)).encode())
-        h.update(b"\n")
-    if said is not None:
-        h.update(b"said\n")
-        h.update(json.dumps(said, ensure_ascii=False).encode())
-    return h.hexdigest()
+def fingerprint(game: Game, channel: Channel, said: list[str] | None = None) -> str:
+    return digest(game, [repr(tuple(a)) for a in channel.acts], said)
 
 
 def sim_game(config: SimConfig, i: int) -> str:
-    """Game ``i`` as ``werewolf.sim.runner.play_game`` plays it (same seeds, same seating), with its channel."""
-    seed = game_seed(config.seed, i)
-    game = Game(replace(base_setup(config), seed=seed))
-    rng = random.Random(stream_seed(seed, 1))
-    kinds = {s: config.bots.kind(team_key(r)) for s, r in dealt_roles(game).items()}
-    seats = [s for s, k in kinds.items() if k == "heuristic"]
+    """Game ``i`` as ``werewolf.sim.runner.play_game`` plays it, with what its bots said."""
     channel = Channel()
-    agent = HeuristicAgent(random.Random(stream_seed(seed, 2)), channel=channel, seats=seats,
-                           ruleset=config.ruleset)
-    while not game.over:
-        for d in game.request:
-            if kinds.get(d.seat) == "heuristic":
-                move = agent.choose(game, d.seat, d)
-                if move is None:
-                    game.decline(d)
-                else:
-                    game.answer(d.seat, move)
-            else:
-                game.answer_value(d, d.random_value(rng))
-    return digest(game, channel)
+    return fingerprint(play_game(config, i, channel=channel), channel)
 
 
 def bot_game(setup: Setup, seed: int, strict: bool = False, lang: str | None = None) -> str:
@@ -133,7 +89,7 @@ def bot_game(setup: Setup, seed: int, strict: bool = False, lang: str | None = N
                     said.append(str(move.get("text")))
                 game.answer(d.seat, move)
     agent.sync(game)
-    return digest(game, channel, said if lang is not None else None)
+    return fingerprint(game, channel, said if lang is not None else None)
 
 
 def games(n: int) -> Iterator[tuple[str, Any]]:
@@ -158,45 +114,14 @@ def games(n: int) -> Iterator[tuple[str, Any]]:
             yield f"{name} | strict | {seed}", (bot_game, setup, seed, True)
 
 
-def fingerprints(n: int, only: str = "") -> dict[str, str]:
-    out: dict[str, str] = {}
-    start = time.perf_counter()
-    for key, (fn, *args) in games(n):
-        if only in key:
-            out[key] = fn(*args)
-    print(f"{len(out):,} games in {time.perf_counter() - start:.1f} s", file=sys.stderr)
-    return out
+def collect(args: argparse.Namespace) -> Iterator[tuple[str, Callable[[], str]]]:
+    for key, (fn, *rest) in games(args.games):
+        yield key, partial(fn, *rest)
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("command", choices=("record", "verify"))
-    ap.add_argument("file")
-    ap.add_argument("--games", type=int, default=200, help="seeds per setup and bot seating (record only)")
-    ap.add_argument("--only", default="", help="verify only the games whose key holds this text")
-    args = ap.parse_args()
-    if args.command == "record":
-        prints = fingerprints(args.games)
-        with open(args.file, "w", encoding="utf-8") as f:
-            json.dump({"games": args.games, "fingerprints": prints}, f, indent=0)
-        print(f"recorded {len(prints):,} fingerprints in {args.file}")
-        return 0
-    with open(args.file, encoding="utf-8") as f:
-        saved = json.load(f)
-    now = fingerprints(saved["games"], args.only)
-    old = {k: v for k, v in saved["fingerprints"].items() if args.only in k}
-    differ = [k for k in old if now.get(k) != old[k]]
-    missing = [k for k in now if k not in old]
-    for k in differ[:30]:
-        print(f"DIFFERENT: {k}")
-    if len(differ) > 30:
-        print(f"... and {len(differ) - 30} more")
-    for k in missing[:5]:
-        print(f"not recorded: {k}")
-    verdict = "" if differ else ": the bots play as before"
-    print(f"{len(old) - len(differ):,} of {len(old):,} games identical{verdict}")
-    return 1 if differ or missing else 0
+def arguments(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--games", type=int, default=200, help="seeds per setup and bot seating")
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(__doc__ or "", collect, arguments))

@@ -14,7 +14,7 @@ change to the simulation runner is checked as well. ``verify`` replays the
 same games and reports each game whose digest changed, with its seed.
 
 ``--games N`` (random agents per setup, default 2000) and ``--heuristic N``
-(default 200) must be the same for ``record`` and ``verify``.
+(default 200) are saved with a recording and reused by ``verify``.
 """
 
 from __future__ import annotations
@@ -23,9 +23,11 @@ import argparse
 import hashlib
 import json
 import random
-import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from functools import partial
 from typing import Any
+
+from game_digests import digest, main
 
 from werewolf.core.game import Game, Setup
 from werewolf.sim.config import BotSpec, SimConfig, game_seed, stream_seed
@@ -79,16 +81,6 @@ def setups() -> list[Run]:
     return out
 
 
-def digest(game: Game) -> str:
-    h = hashlib.sha256()
-    for e in game.events:
-        h.update(json.dumps(e.as_json(), ensure_ascii=False, default=repr).encode())  # key order too
-        h.update(b"\n")
-    h.update(json.dumps([list(a) for a in game.answers], default=repr).encode())
-    h.update(json.dumps(game.result, default=repr).encode())
-    return h.hexdigest()
-
-
 def play_random(setup: Setup, i: int) -> Game:
     seed = game_seed(0, i)
     game = Game(_with_seed(setup, seed))
@@ -124,70 +116,42 @@ def _with_seed(setup: Setup, seed: int) -> Setup:
                  deck=setup.deck, players=setup.players, stop_after_day=setup.stop_after_day)
 
 
-def runner_digests() -> dict[str, str]:
-    """``run_chunk`` as the bench and ``werewolf simulate`` call it: statistics and logs."""
-    out: dict[str, str] = {}
-    configs = {
-        "run_chunk onuw 5 random": SimConfig(ruleset="onuw", players=5),
-        "run_chunk onenight 5 random": SimConfig(ruleset="onenight", players=5),
-        "run_chunk onuw 8 wolves=heuristic": SimConfig(ruleset="onuw", deck="onuw8",
-                                                       bots=BotSpec("random", (("wolves", "heuristic"),))),
-    }
-    for label, config in configs.items():
-        stats, logs = run_chunk(config, 0, 300, keep_logs=True)
-        state = {k: (dict(sorted(v.items())) if isinstance(v, Mapping) else v)
-                 for k in stats.__slots__ for v in [getattr(stats, k)]}
-        text = json.dumps([state, logs], sort_keys=True, ensure_ascii=False, default=repr)
-        out[label] = hashlib.sha256(text.encode()).hexdigest()
-    return out
+# ``run_chunk`` as the bench and ``werewolf simulate`` call it: its statistics and logs are digested too.
+RUNS = {
+    "run_chunk onuw 5 random": SimConfig(ruleset="onuw", players=5),
+    "run_chunk onenight 5 random": SimConfig(ruleset="onenight", players=5),
+    "run_chunk onuw 8 wolves=heuristic": SimConfig(ruleset="onuw", deck="onuw8",
+                                                   bots=BotSpec("random", (("wolves", "heuristic"),))),
+}
 
 
-def collect(games: int, heuristic: int) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
+def runner_digest(config: SimConfig) -> str:
+    stats, logs = run_chunk(config, 0, 300, keep_logs=True)
+    state = {k: (dict(sorted(v.items())) if isinstance(v, Mapping) else v)
+             for k in stats.__slots__ for v in [getattr(stats, k)]}
+    text = json.dumps([state, logs], sort_keys=True, ensure_ascii=False, default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def play_digest(play: Callable[[Setup, int], Game], setup: Setup, i: int) -> str:
+    return digest(play(setup, i))
+
+
+def collect(args: argparse.Namespace) -> Iterator[tuple[str, Callable[[], str]]]:
     plays: list[tuple[str, Callable[[Setup, int], Game], int]] = [
-        ("random", play_random, games), ("heuristic", play_heuristic, heuristic)]
+        ("random", play_random, args.games), ("heuristic", play_heuristic, args.heuristic)]
     for label, setup in setups():
         for kind, play, n in plays:
-            out[f"{label} | {kind}"] = [digest(play(setup, i)) for i in range(n)]
-    for label, d in runner_digests().items():
-        out[label] = [d]
-    return out
+            for i in range(n):  # game i is seed game_seed(0, i)
+                yield f"{label} | {kind} | {i}", partial(play_digest, play, setup, i)
+    for label, config in RUNS.items():
+        yield label, partial(runner_digest, config)
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("command", choices=("record", "verify"))
-    ap.add_argument("file")
-    ap.add_argument("--games", type=int, default=2000)
-    ap.add_argument("--heuristic", type=int, default=200)
-    args = ap.parse_args()
-    now = collect(args.games, args.heuristic)
-    if args.command == "record":
-        with open(args.file, "w", encoding="utf-8") as f:
-            json.dump({"games": args.games, "heuristic": args.heuristic, "digests": now}, f)
-        print(f"recorded {sum(len(v) for v in now.values())} games of {len(now)} setups in {args.file}")
-        return 0
-    with open(args.file, encoding="utf-8") as f:
-        saved = json.load(f)
-    if (saved["games"], saved["heuristic"]) != (args.games, args.heuristic):
-        print(f"recorded with --games {saved['games']} --heuristic {saved['heuristic']}; use the same")
-        return 2
-    bad = 0
-    for label in sorted(set(saved["digests"]) | set(now)):
-        old, new = saved["digests"].get(label), now.get(label)
-        if old is None or new is None:
-            print(f"{label}: {'new' if old is None else 'missing'} setup")
-            bad += 1
-            continue
-        diff = [i for i, (a, b) in enumerate(zip(old, new)) if a != b]
-        if diff or len(old) != len(new):
-            print(f"{label}: {len(diff)} of {len(old)} games differ, first: game {diff[:5]} "
-                  f"(seeds {[game_seed(0, i) for i in diff[:5]]})")
-            bad += 1
-    total = sum(len(v) for v in now.values())
-    print(f"{'IDENTICAL' if not bad else 'DIFFERENT'}: {total} games of {len(now)} setups, {bad} setups differ")
-    return 1 if bad else 0
+def arguments(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--games", type=int, default=2000, help="random-agent games per setup")
+    ap.add_argument("--heuristic", type=int, default=200, help="heuristic-bot games per setup")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main(__doc__ or "", collect, arguments))

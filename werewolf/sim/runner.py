@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from werewolf.core.events import Event
 from werewolf.core.game import Game, Setup
 from werewolf.sim.config import SimConfig, game_seed, stream_seed, team_key
 from werewolf.sim.stats import Stats
+
+if TYPE_CHECKING:
+    from werewolf.agents.speech import Channel
 
 # Events worth counting as "a special rule fired", by the name they are counted under.
 SPECIAL_EVENTS = {
@@ -53,8 +56,8 @@ def dealt_roles(game: Game) -> dict[int, str]:
     return {e.data["seat"]: e.data["role"] for e in game.events if e.type == "role"}
 
 
-def play_game(config: SimConfig, i: int, setup: Setup | None = None) -> Game:
-    """Game ``i`` of the run, played to its end by the configured bots."""
+def play_game(config: SimConfig, i: int, setup: Setup | None = None, channel: Channel | None = None) -> Game:
+    """Game ``i`` of the run, played to its end by the configured bots (who talk on ``channel``)."""
     seed = game_seed(config.seed, i)
     game = Game((setup or base_setup(config)).with_seed(seed))
     bots = config.bots
@@ -70,7 +73,7 @@ def play_game(config: SimConfig, i: int, setup: Setup | None = None) -> Game:
     from werewolf.agents.heuristic import HeuristicAgent
     from werewolf.agents.speech import Channel
 
-    agent = HeuristicAgent(random.Random(stream_seed(seed, 2)), channel=Channel(), seats=heuristic_seats,
+    agent = HeuristicAgent(random.Random(stream_seed(seed, 2)), channel=channel or Channel(), seats=heuristic_seats,
                            ruleset=config.ruleset)
     while not game.over:
         for d in game.request:
