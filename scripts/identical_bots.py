@@ -25,6 +25,7 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
+from bench import setups as sim_setups  # the benchmark's setups
 from game_digests import WECHAT_A, WECHAT_B, digest, main, wechat_options
 
 from werewolf.agents.heuristic import HeuristicAgent
@@ -37,19 +38,6 @@ from werewolf.sim.runner import base_setup, play_game
 BOTS = ("heuristic", "wolves=heuristic", "village=heuristic")
 ONUW_ALL = ("doppelganger", "werewolf", "werewolf", "minion", "mason", "mason", "seer", "robber", "troublemaker",
             "drunk", "insomniac", "tanner", "hunter")
-
-
-def sim_setups() -> list[tuple[str, SimConfig]]:
-    """The benchmark's setups (scripts/bench.py)."""
-    out = [("classic 9", SimConfig(ruleset="classic", deck="classic9")),
-           ("classic 12", SimConfig(ruleset="classic", deck="classic12"))]
-    out += [(f"classic {d}", SimConfig(ruleset="classic", deck=d))
-            for d in get_ruleset("classic").decks() if d.startswith("c12_")]
-    out += [("facetoface 12", SimConfig(ruleset="facetoface", deck="ff12_444_guard")),
-            ("wechat 12", SimConfig(ruleset="wechat", players=12)),
-            ("onuw 5", SimConfig(ruleset="onuw", players=5)),
-            ("onenight 5", SimConfig(ruleset="onenight", players=5))]
-    return out
 
 
 def other_setups() -> list[tuple[str, Setup]]:

@@ -29,6 +29,7 @@ from typing import Any
 
 from game_digests import digest, main
 
+from werewolf.agents import play
 from werewolf.core.game import Game, Setup
 from werewolf.sim.config import BotSpec, SimConfig, game_seed, stream_seed
 from werewolf.sim.runner import run_chunk
@@ -101,14 +102,7 @@ def play_heuristic(setup: Setup, i: int) -> Game:
     seats = list(range(1, len(game.table.dealt) + 1))  # type: ignore[attr-defined]
     agent = HeuristicAgent(random.Random(stream_seed(seed, 2)), channel=Channel(), seats=seats,
                            ruleset=setup.ruleset)
-    while not game.over:
-        for d in game.request:
-            move = agent.choose(game, d.seat, d)
-            if move is None:
-                game.decline(d)
-            else:
-                game.answer(d.seat, move)
-    return game
+    return play(game, {}, default=agent)
 
 
 def _with_seed(setup: Setup, seed: int) -> Setup:
@@ -141,9 +135,9 @@ def collect(args: argparse.Namespace) -> Iterator[tuple[str, Callable[[], str]]]
     plays: list[tuple[str, Callable[[Setup, int], Game], int]] = [
         ("random", play_random, args.games), ("heuristic", play_heuristic, args.heuristic)]
     for label, setup in setups():
-        for kind, play, n in plays:
+        for kind, player, n in plays:
             for i in range(n):  # game i is seed game_seed(0, i)
-                yield f"{label} | {kind} | {i}", partial(play_digest, play, setup, i)
+                yield f"{label} | {kind} | {i}", partial(play_digest, player, setup, i)
     for label, config in RUNS.items():
         yield label, partial(runner_digest, config)
 
