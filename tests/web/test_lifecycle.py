@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from starlette.websockets import WebSocketDisconnect
 
 from .conftest import auth
 
@@ -144,7 +145,7 @@ def test_an_idle_lobby_expires_and_its_link_says_so(tmp_path: Path) -> None:
         with c.websocket_connect(f"/api/rooms/{rid}/ws?token={p['token']}") as ws:
             assert '"phase":"lobby"' in ws.receive_text()
             sweep(c)
-            with pytest.raises(Exception):  # noqa: B017 - the server closes the socket of the expired lobby
+            with pytest.raises(WebSocketDisconnect):  # the server closes the sockets of the expired lobby
                 ws.receive_text()
         assert rid not in hub(c).rooms
         for r in (c.get(f"/api/rooms/{rid}"), c.post(f"/api/rooms/{rid}/join", json={"name": "late"}),
@@ -195,3 +196,20 @@ def test_a_restart_loads_only_live_lobbies_and_games_on(backend: str, tmp_path: 
         clock.advance(19 * HOUR + 60)
         sweep(c)
         assert fresh not in hub(c).rooms and c.get(f"/api/rooms/{fresh}").status_code == 410
+
+
+def test_serve_takes_the_lifecycle_in_minutes_and_hours(monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    import werewolf.web
+    from werewolf.cli import main
+
+    help_text = CliRunner().invoke(main, ["serve", "--help"]).output
+    assert "--keep-finished MINUTES" in help_text and "--lobby-hours HOURS" in help_text
+    got: dict[str, Any] = {}
+    monkeypatch.setattr(werewolf.web, "serve", lambda **kw: got.update(kw))
+    assert CliRunner().invoke(main, ["serve", "--keep-finished", "5", "--lobby-hours", "0.5"]).exit_code == 0
+    assert got["keep_finished"] == 300 and got["lobby_idle"] == 1800
+    CliRunner().invoke(main, ["serve"])
+    assert got["keep_finished"] == 30 * 60 and got["lobby_idle"] == 24 * HOUR
+    assert CliRunner().invoke(main, ["serve", "--lobby-hours", "-1"]).exit_code == 2
