@@ -213,3 +213,23 @@ def test_serve_takes_the_lifecycle_in_minutes_and_hours(monkeypatch: pytest.Monk
     CliRunner().invoke(main, ["serve"])
     assert got["keep_finished"] == 30 * 60 and got["lobby_idle"] == 24 * HOUR
     assert CliRunner().invoke(main, ["serve", "--lobby-hours", "-1"]).exit_code == 2
+
+
+def test_a_new_room_never_takes_the_id_of_a_room_that_left_memory(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    import secrets
+
+    import werewolf.web.rooms
+
+    ids = iter(["taken", "taken", "new"])
+    real = secrets.token_urlsafe
+    monkeypatch.setattr(werewolf.web.rooms.secrets, "token_urlsafe",
+                        lambda n: next(ids) if n == 6 else real(n))  # room ids: 6 bytes; tokens: 32
+    clock = Clock()
+    with app(str(tmp_path / "i.sqlite"), clock) as c:
+        first, _, _ = lobby(c)
+        clock.advance(25 * HOUR)
+        sweep(c)
+        assert first == "taken" and first not in hub(c).rooms
+        assert lobby(c)[0] == "new"  # "taken" is still in the database: another id was drawn
+        assert c.get(f"/api/rooms/{first}").status_code == 410

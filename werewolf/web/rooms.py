@@ -56,6 +56,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sqlalchemy.exc import IntegrityError
+
 from werewolf.agents import Agent, RandomAgent
 from werewolf.agents.heuristic import ONE_NIGHT, HeuristicAgent
 from werewolf.core.decisions import Decision, Move
@@ -500,12 +502,16 @@ class Hub:
         token = new_token()
         while True:
             room_id = secrets.token_urlsafe(6).replace("-", "x").replace("_", "y")
-            if room_id not in self.rooms:
-                break
-        rec = RoomRecord(id=room_id, created=self.clock(), status="lobby", setup=setup.as_json(), mode=mode,
-                         lang=lang, bots=bot_seats, host_hash=token_hash(token), timeout=timeout,
-                         bot_kind=bot_kind)
-        await self.store.submit(Store.create_room(rec))
+            if room_id in self.rooms:
+                continue
+            rec = RoomRecord(id=room_id, created=self.clock(), status="lobby", setup=setup.as_json(), mode=mode,
+                             lang=lang, bots=bot_seats, host_hash=token_hash(token), timeout=timeout,
+                             bot_kind=bot_kind)
+            try:
+                await self.store.submit(Store.create_room(rec))
+            except IntegrityError:  # the id of a room that is only in the database (finished, or closed)
+                continue
+            break
         room = Room(rec, self.timeout, self.clock)
         self.rooms[room_id] = room
         return room, token
