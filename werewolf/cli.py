@@ -109,7 +109,14 @@ def play_command(ruleset: str, deck: str | None, players: int | None, seat: int 
 @click.option("--timeout", type=float, default=600.0, show_default=True,
               help="Seconds a player has for a decision before its default is taken (0: wait for ever).")
 @click.option("--public-url", default=None, help="The address phones use (for join links and QR codes).")
-def serve_command(host: str, port: int, database: str, timeout: float, public_url: str | None) -> None:
+@click.option("--keep-finished", type=click.FloatRange(min=0), default=30.0, show_default=True, metavar="MINUTES",
+              help="Minutes a finished game stays in memory after its end or its last request; then it is "
+                   "replayed from the database when asked for (nothing is lost).")
+@click.option("--lobby-hours", type=click.FloatRange(min=0), default=24.0, show_default=True, metavar="HOURS",
+              help="Hours a room nobody started lives after its creation or its last join; then it is closed "
+                   "(its link answers 410 expired) (0: lobbies never expire).")
+def serve_command(host: str, port: int, database: str, timeout: float, public_url: str | None,
+                  keep_finished: float, lobby_hours: float) -> None:
     """Serve the web app: rooms, phones, the spoken moderator, the JSON API (/docs)."""
     try:
         import fastapi  # noqa: F401
@@ -120,7 +127,8 @@ def serve_command(host: str, port: int, database: str, timeout: float, public_ur
     except ImportError as err:
         _fail(f"the web app needs its extra: pip install -e '.[web]' ({err})")
         return
-    serve(host=host, port=port, database=database, timeout=timeout, public_url=public_url)
+    serve(host=host, port=port, database=database, timeout=timeout, public_url=public_url,
+          keep_finished=keep_finished * 60, lobby_idle=lobby_hours * 3600)
 
 
 def _fail(message: str) -> None:

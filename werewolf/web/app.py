@@ -3,8 +3,9 @@
 Every error is a 4xx (or 503) with a JSON body ``{"error": "<what is wrong>"}``
 and changes nothing: 401 no token, 403 a token that is not this room's (or the
 host's where a seat is needed, or a seat acting for another), 404 no such room,
-409 not now (out of turn, not started, over, full, taken), 422 a malformed body
-or an illegal move (the engine's ``IllegalMove`` message: phase, seat, act, rule).
+409 not now (out of turn, not started, over, full, taken), 410 a lobby that
+expired unstarted, 422 a malformed body or an illegal move (the engine's
+``IllegalMove`` message: phase, seat, act, rule).
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import contextlib
 import functools
 import io
 import logging
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -29,7 +31,7 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from werewolf.core.errors import WerewolfError
 from werewolf.i18n import LANGS, normalize_lang
-from werewolf.web.rooms import ApiError, Hub, Room, Subscriber
+from werewolf.web.rooms import KEEP_FINISHED, LOBBY_IDLE, ApiError, Hub, Room, Subscriber
 from werewolf.web.store import Store, database_url
 
 log = logging.getLogger("werewolf.web")
@@ -128,18 +130,24 @@ class View(BaseModel):
     text: dict[str, Any] | None = Field(None, description="with ?lang=: every line narrated for this seat")
 
 
-ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": Error} for code in (401, 403, 404, 409, 422)}
+ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": Error} for code in (401, 403, 404, 409, 410, 422)}
 
 
 def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str = "normal",
-               public_url: str | None = None, tick: float = 1.0) -> FastAPI:
-    """The app, storing in ``database`` (a SQLite path or a database URL)."""
+               public_url: str | None = None, tick: float = 1.0, keep_finished: float = KEEP_FINISHED,
+               lobby_idle: float = LOBBY_IDLE, clock: Callable[[], float] = time.time) -> FastAPI:
+    """The app, storing in ``database`` (a SQLite path or a database URL).
+
+    ``keep_finished`` and ``lobby_idle`` (seconds) are the rooms' lifecycle (``werewolf.web.rooms``);
+    ``clock`` is the one it runs on (tests pass a fake one).
+    """
     url = database_url(database)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = Store(url, sync=sync)
-        hub = Hub(store, timeout=timeout, tick=tick)
+        hub = Hub(store, timeout=timeout, tick=tick, keep_finished=keep_finished, lobby_idle=lobby_idle,
+                  clock=clock)
         app.state.store = store
         app.state.hub = hub
         await hub.start()

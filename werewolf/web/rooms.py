@@ -28,6 +28,16 @@ it has been open for the room's timeout (``--timeout``, or the room's
 ``timeout``; 0 waits for ever). The clock of a decision starts when the server
 first sees it open, so after a restart every open decision has its full time
 again.
+
+Lifecycle: memory holds only the rooms in use, so a server that runs for weeks
+stays the same size. A finished game stays ``keep_finished`` seconds after its end
+or its last request (so phones see the final reveal), then is dropped from memory,
+not from the database: the next request replays it from its stored answers and is
+answered exactly as before. A lobby nobody starts is closed ``lobby_idle`` seconds
+after its creation or its last join: its row is marked ``closed`` (kept, so that
+its link answers 410 "expired" rather than 404), it leaves memory, and it can be
+neither joined nor started. At start only lobbies and games on are loaded; idle
+lobbies are closed first by one UPDATE. The tick looks only at the rooms in memory.
 """
 
 from __future__ import annotations
@@ -45,6 +55,8 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
+
+from sqlalchemy.exc import IntegrityError
 
 from werewolf.agents import Agent, RandomAgent
 from werewolf.agents.heuristic import ONE_NIGHT, HeuristicAgent
@@ -77,7 +89,9 @@ LEGACY_BOT = "random"  # the kind of rooms stored before the kind was
 
 MODES = ("online", "face_to_face")
 MAX_NAME = 40
-EVICT_AFTER = 600.0  # seconds a finished, unwatched room stays in memory
+KEEP_FINISHED = 1800.0  # seconds a finished game stays in memory after its end or its last request
+LOBBY_IDLE = 86400.0  # seconds a lobby lives after its creation or its last join (0: for ever)
+CLOSED = "closed"  # the status of an expired lobby
 
 
 class ApiError(Exception):
@@ -137,8 +151,9 @@ class Subscriber:
 
 
 class Room:
-    def __init__(self, rec: RoomRecord, default_timeout: float) -> None:
+    def __init__(self, rec: RoomRecord, default_timeout: float, clock: Callable[[], float] = time.time) -> None:
         self.rec = rec
+        self.clock = clock
         self.id = rec.id
         self.setup = setup_from_json(rec.setup)
         self.game = Game.replay(self.setup, rec.answers)
@@ -157,7 +172,10 @@ class Room:
         self.narrations: dict[tuple[int | None, str], list[str | None]] = {}
         self._encoded: dict[int, str] = {}  # id(event) -> its JSON (events live as long as the game)
         self.info_version = 0
-        self.touched = time.time()
+        # The last change (a lobby's from the database, so that a restart does not prolong it), and the
+        # last change or request: a lobby expires after the first, a finished game after the second.
+        self.touched = rec.active() if rec.status == "lobby" else clock()
+        self.used = clock()
         self._reset_counts()
         self.bot_kind = rec.bot_kind or LEGACY_BOT
         self._agents: dict[int, Agent] | None = None  # made once the bot seats are known (the start)
@@ -325,7 +343,7 @@ class Room:
     def changed(self) -> None:
         """Something everyone may need to see: wake every socket."""
         self.version += 1
-        self.touched = time.time()
+        self.touched = self.used = self.clock()
         self.track_deadlines()
         for sub in self.subs:
             if sub.last is None or self.signature(sub.seat, sub.host, sub.lang) != sub.last:
@@ -377,17 +395,26 @@ class Room:
 class Hub:
     """Every room, the store, the bots and the clock."""
 
-    def __init__(self, store: Store, *, timeout: float = 600.0, tick: float = 1.0) -> None:
+    def __init__(self, store: Store, *, timeout: float = 600.0, tick: float = 1.0,
+                 keep_finished: float = KEEP_FINISHED, lobby_idle: float = LOBBY_IDLE,
+                 clock: Callable[[], float] = time.time) -> None:
         self.store = store
         self.timeout = timeout
         self.tick = tick
+        self.keep_finished = keep_finished
+        self.lobby_idle = lobby_idle
+        self.clock = clock
         self.rooms: dict[str, Room] = {}
         self.broken: dict[str, str] = {}
         self._ticker: asyncio.Task[None] | None = None
 
     # -- life -------------------------------------------------------------------------------
     async def start(self) -> None:
-        """Reload every unfinished game from the database and start the clock."""
+        """Close the idle lobbies, reload every live lobby and unfinished game, start the clock."""
+        if self.lobby_idle > 0:
+            closed = await self.store.submit(Store.close_idle_lobbies(self.clock() - self.lobby_idle))
+            if closed:
+                log.info("closed %d lobby(ies) idle for over %g hours", closed, self.lobby_idle / 3600)
         records = await self.store.submit(Store.load(unfinished=True))
         for rec in records:
             room = self._make(rec)
@@ -409,7 +436,7 @@ class Hub:
 
     def _make(self, rec: RoomRecord) -> Room | None:
         try:
-            room = Room(rec, self.timeout)
+            room = Room(rec, self.timeout, self.clock)
         except (WerewolfError, KeyError, ValueError, TypeError) as err:
             log.error("room %s cannot be replayed: %s", rec.id, err)
             self.broken[rec.id] = str(err)
@@ -420,6 +447,7 @@ class Hub:
     async def room(self, room_id: str) -> Room:
         room = self.rooms.get(room_id)
         if room is not None:
+            room.used = self.clock()
             return room
         if room_id in self.broken:
             raise ApiError(410, f"room {room_id} cannot be replayed by this version of the engine: "
@@ -432,10 +460,22 @@ class Hub:
             return room
         if not records:
             raise ApiError(404, f"no room {room_id!r}")
+        if records[0].status == CLOSED:
+            raise self.expired(room_id)
         made = self._make(records[0])
         if made is None:
             return await self.room(room_id)
         return made
+
+    def expired(self, room_id: str) -> ApiError:
+        idle = f" for {self.lobby_idle / 3600:g} hours" if self.lobby_idle > 0 else ""
+        return ApiError(410, f"room {room_id} has expired: its game was never started and nobody joined it"
+                             f"{idle}. Create a new room.")
+
+    def check_open(self, room: Room) -> None:
+        """410 for a lobby that expired while its request waited (the link's later requests get it too)."""
+        if room.status == CLOSED:
+            raise self.expired(room.id)
 
     # -- rooms ------------------------------------------------------------------------------
     async def create(self, *, ruleset: str, deck: str | list[str] | None, options: dict[str, Any],
@@ -462,13 +502,17 @@ class Hub:
         token = new_token()
         while True:
             room_id = secrets.token_urlsafe(6).replace("-", "x").replace("_", "y")
-            if room_id not in self.rooms:
-                break
-        rec = RoomRecord(id=room_id, created=time.time(), status="lobby", setup=setup.as_json(), mode=mode,
-                         lang=lang, bots=bot_seats, host_hash=token_hash(token), timeout=timeout,
-                         bot_kind=bot_kind)
-        await self.store.submit(Store.create_room(rec))
-        room = Room(rec, self.timeout)
+            if room_id in self.rooms:
+                continue
+            rec = RoomRecord(id=room_id, created=self.clock(), status="lobby", setup=setup.as_json(), mode=mode,
+                             lang=lang, bots=bot_seats, host_hash=token_hash(token), timeout=timeout,
+                             bot_kind=bot_kind)
+            try:
+                await self.store.submit(Store.create_room(rec))
+            except IntegrityError:  # the id of a room that is only in the database (finished, or closed)
+                continue
+            break
+        room = Room(rec, self.timeout, self.clock)
         self.rooms[room_id] = room
         return room, token
 
@@ -479,6 +523,7 @@ class Hub:
         if len(name) > MAX_NAME:
             raise ApiError(422, f"name must be at most {MAX_NAME} characters")
         async with room.lock:
+            self.check_open(room)
             if room.status != "lobby":
                 raise ApiError(409, "the game has started: no more seats can be taken")
             free = room.free_seats()
@@ -491,7 +536,7 @@ class Hub:
             elif seat not in free:
                 raise ApiError(409, f"seat {seat} is taken")
             token = new_token()
-            p = PlayerRecord(seat, name, token_hash(token))
+            p = PlayerRecord(seat, name, token_hash(token), self.clock())
             await self.store.submit(Store.add_player(room.id, p))
             room.names[seat] = name
             room.hashes[seat] = p.token_hash
@@ -501,6 +546,7 @@ class Hub:
 
     async def start_game(self, room: Room, fill_with_bots: bool) -> None:
         async with room.lock:
+            self.check_open(room)
             if room.status != "lobby":
                 raise ApiError(409, "the game has already started")
             free = room.free_seats()
@@ -538,6 +584,7 @@ class Hub:
 
     async def _act(self, room: Room, seat: int, move: Move) -> None:
         async with room.lock:
+            self.check_open(room)
             if room.status == "lobby":
                 raise ApiError(409, "the game has not started yet")
             game = room.game
@@ -597,12 +644,12 @@ class Hub:
         except Exception:
             records = []
         if records:
-            fresh = Room(records[0], self.timeout)
+            fresh = Room(records[0], self.timeout, self.clock)
         else:  # the database is gone: back to what was committed
             rec = room.rec
             rec.answers = room.game.answers[:room.committed]
             rec.status = "playing" if room.committed or room.status != "lobby" else "lobby"
-            fresh = Room(rec, self.timeout)
+            fresh = Room(rec, self.timeout, self.clock)
         room.game, room.status, room.committed = fresh.game, fresh.status, fresh.committed
         room.bots, room.names, room.hashes = fresh.bots, fresh.names, fresh.hashes
         room.talk_ends, room._agents = fresh.talk_ends, None
@@ -614,6 +661,7 @@ class Hub:
 
     async def view_json(self, room: Room, seat: int | None, host: bool, lang: str | None) -> str:
         async with room.lock:
+            self.check_open(room)
             return room.view_json(seat, host, lang)
 
     async def push(self, room: Room, sub: Subscriber) -> str | None:
@@ -629,14 +677,45 @@ class Hub:
     async def _tick(self) -> None:
         while True:
             await asyncio.sleep(self.tick)
-            now = time.time()
-            for room_id, room in list(self.rooms.items()):
-                if room.status == "over" and not room.subs and now - room.touched > EVICT_AFTER:
-                    del self.rooms[room_id]  # finished and unwatched: reloaded from the database if asked for
-                    continue
-                due = [d for d, t in room.deadlines.values() if t <= now] + room.late_turns()
-                if due:
-                    try:
-                        await self.decline(room, due)
-                    except ApiError as err:
-                        log.warning("room %s: timeout: %s", room.id, err.message)
+            await self.sweep()
+
+    async def sweep(self) -> None:
+        """One tick: drop the finished games and expired lobbies, take the defaults that are due."""
+        now, wall = self.clock(), time.time()  # the rooms' lives on the clock, the decisions' on the wall
+        for room_id, room in list(self.rooms.items()):
+            if room.status == "over":
+                if now - room.used > self.keep_finished:
+                    # Sockets still open keep their (unchanging) room; the next request replays it.
+                    del self.rooms[room_id]
+                continue
+            if room.status == "lobby":
+                if self.lobby_idle > 0 and now - room.touched > self.lobby_idle:
+                    await self.expire(room)
+                continue
+            due = [d for d, t in room.deadlines.values() if t <= wall] + room.late_turns()
+            if due:
+                try:
+                    await self.decline(room, due)
+                except ApiError as err:
+                    log.warning("room %s: timeout: %s", room.id, err.message)
+
+    async def expire(self, room: Room) -> None:
+        """Close an idle lobby in the database, then drop it; its sockets are told on reconnecting."""
+        async with room.lock:
+            if room.status != "lobby" or self.clock() - room.touched <= self.lobby_idle:
+                return  # joined or started while the lock was awaited
+            try:
+                closed = await self.store.submit(Store.close_lobby(room.id))
+            except Exception:
+                log.exception("room %s: the lobby could not be closed; tried again at the next tick", room.id)
+                return
+            if closed:
+                room.status = CLOSED
+                log.info("room %s: lobby closed after %g hours without a join", room.id, self.lobby_idle / 3600)
+            else:  # the database has it otherwise (another server?): the next request loads its row
+                log.warning("room %s: not a lobby in the database any more; dropped from memory", room.id)
+            if self.rooms.get(room.id) is room:
+                del self.rooms[room.id]
+            for sub in room.subs:
+                sub.closed = True
+                sub.dirty.set()

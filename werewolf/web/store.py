@@ -4,7 +4,8 @@ Tables:
 
 - ``rooms``: one row a room: the game's setup (ruleset, deck or seats, options,
   seed) as JSON, the mode, the language, the bot seats and kind, the host token's
-  hash, the status (``lobby``, ``playing``, ``over``) and when the one-night
+  hash, the status (``lobby``, ``playing``, ``over``, or ``closed``: a lobby that
+  expired unstarted, kept so that its link says so) and when the one-night
   discussion's time is up (the clock is the server's, not the engine's, so it is
   kept here to survive a restart).
 - ``players``: one row a taken seat: the name and the player token's hash.
@@ -111,6 +112,7 @@ class PlayerRecord:
     seat: int
     name: str
     token_hash: str
+    joined: float = 0.0  # Unix time; 0: now, when stored
 
 
 @dataclass
@@ -128,6 +130,10 @@ class RoomRecord:
     talk_ends: float | None = None
     players: list[PlayerRecord] = field(default_factory=list)
     answers: list[tuple[int, str, Any]] = field(default_factory=list)
+
+    def active(self) -> float:
+        """When the room last changed before its start: its creation or its latest join."""
+        return max([self.created, *(p.joined for p in self.players)])
 
 
 _STOP = object()
@@ -220,7 +226,7 @@ class Store:
     def add_player(room_id: str, p: PlayerRecord) -> Callable[[Connection], None]:
         def run(conn: Connection) -> None:
             conn.execute(insert(players).values(room_id=room_id, seat=p.seat, name=p.name,
-                                                token_hash=p.token_hash, joined=time.time()))
+                                                token_hash=p.token_hash, joined=p.joined or time.time()))
         return run
 
     @staticmethod
@@ -230,6 +236,25 @@ class Store:
             if bots is not None:
                 values["bots"] = json.dumps(sorted(bots))
             conn.execute(update(rooms).where(rooms.c.id == room_id).values(**values))
+        return run
+
+    @staticmethod
+    def close_lobby(room_id: str) -> Callable[[Connection], bool]:
+        """Close a lobby nobody started (True), unless it has started meanwhile (False)."""
+        def run(conn: Connection) -> bool:
+            done = conn.execute(update(rooms).where(rooms.c.id == room_id, rooms.c.status == "lobby")
+                                .values(status="closed"))
+            return bool(done.rowcount)
+        return run
+
+    @staticmethod
+    def close_idle_lobbies(idle_since: float) -> Callable[[Connection], int]:
+        """Close every lobby created and last joined before ``idle_since``; how many."""
+        def run(conn: Connection) -> int:
+            recent = select(players.c.room_id).where(players.c.joined >= idle_since)
+            done = conn.execute(update(rooms).where(rooms.c.status == "lobby", rooms.c.created < idle_since,
+                                                    rooms.c.id.not_in(recent)).values(status="closed"))
+            return int(done.rowcount)
         return run
 
     @staticmethod
@@ -257,13 +282,13 @@ class Store:
     @staticmethod
     def load(room_ids: Sequence[str] | None = None, *, unfinished: bool = False
              ) -> Callable[[Connection], list[RoomRecord]]:
-        """Rooms with their players and answers: by id, or every unfinished one."""
+        """Rooms with their players and answers: by id, or every unfinished one (lobbies and games on)."""
         def run(conn: Connection) -> list[RoomRecord]:
             q = select(rooms)
             if room_ids is not None:
                 q = q.where(rooms.c.id.in_(list(room_ids)))
             if unfinished:
-                q = q.where(rooms.c.status != "over")
+                q = q.where(rooms.c.status.in_(("lobby", "playing")))
             out: dict[str, RoomRecord] = {}
             for r in conn.execute(q.order_by(rooms.c.created)):
                 out[r.id] = RoomRecord(id=r.id, created=r.created, status=r.status, setup=json.loads(r.setup),
@@ -275,7 +300,7 @@ class Store:
             for chunk in _chunks(ids, 500):
                 for p in conn.execute(select(players).where(players.c.room_id.in_(chunk))
                                       .order_by(players.c.room_id, players.c.seat)):
-                    out[p.room_id].players.append(PlayerRecord(p.seat, p.name, p.token_hash))
+                    out[p.room_id].players.append(PlayerRecord(p.seat, p.name, p.token_hash, p.joined))
                 for a in conn.execute(select(answers).where(answers.c.room_id.in_(chunk))
                                       .order_by(answers.c.room_id, answers.c.idx)):
                     out[a.room_id].answers.append((a.seat, a.act, json.loads(a.value)))
