@@ -140,7 +140,7 @@ def run_chunk(config: SimConfig, start: int, stop: int, keep_logs: bool = False
             stats.add_error(i, game_seed(config.seed, i), f"{type(e).__name__}: {e}")
             continue
         teams, days, causes, fired, ending = summarize(game.events)
-        stats.add(teams, days, causes, fired, ending, len(game.answers))
+        stats.add(teams, days, causes, fired, ending, game.answered)
         if logs is not None:
             logs.append({"game": i, "seed": game.setup.seed, "teams": teams, "days": days,
                          "events": [e.as_json() for e in game.events]})
