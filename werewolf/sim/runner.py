@@ -75,16 +75,14 @@ def play_game(config: SimConfig, i: int, setup: Setup | None = None, channel: Ch
 
     agent = HeuristicAgent(random.Random(stream_seed(seed, 2)), channel=channel or Channel(), seats=heuristic_seats,
                            ruleset=config.ruleset)
-    # The bots' moves go in unchecked, as the random seats' do: the bots' tests play
-    # them through the checking ``Game.answer`` (agents.play), which catches an illegal one.
+    # A request's answers go in together and unchecked, as the random seats' do: what the
+    # bots read (the setup, the log) cannot change before its last answer. The bots' tests
+    # play their moves through the checking ``Game.answer`` (agents.play), which catches an illegal one.
     value = agent.value
-    answer_value = game.answer_value
+    answer_all = game.answer_all
     while not game.over:
-        for d in game.request:
-            if kinds.get(d.seat) == "heuristic":
-                answer_value(d, value(game, d))
-            else:
-                answer_value(d, d.random_value(rng))
+        answer_all([value(game, d) if kinds.get(d.seat) == "heuristic" else d.random_value(rng)
+                    for d in game.request])
     return game
 
 
