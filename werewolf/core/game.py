@@ -65,7 +65,11 @@ class Game:
         self.rules = get_ruleset(setup.ruleset)
         self.table: Table = self.rules.new_table(setup)
         self.events: list[Event] = self.table.events
-        self.answers: list[Answer] = []
+        self._answers: list[Answer] = []
+        # Requests answered at once (``answer_all``) and not yet written into ``answers``:
+        # a simulation only counts its answers, so they are listed when first read.
+        self._unlisted: list[tuple[tuple[Decision, ...], tuple[Any, ...]]] = []
+        self.answered = 0  # how many answers so far (``len(answers)`` without listing them)
         self._flow: Flow = self.rules.play(self.table)
         self.request: list[Decision] = []
         # The values of the open request, ``OPEN`` where not answered yet; None while
@@ -84,6 +88,16 @@ class Game:
     @property
     def result(self) -> tuple[list[str], list[int]] | None:
         return self.table.result
+
+    @property
+    def answers(self) -> list[Answer]:
+        """Every answer so far, in the order given: (seat, act, value)."""
+        if self._unlisted:
+            out = self._answers
+            for request, values in self._unlisted:
+                out += [(d.seat, d.act, v) for d, v in zip(request, values)]
+            self._unlisted.clear()
+        return self._answers
 
     def pending(self, seat: int | None = None) -> list[Decision]:
         """The open decisions (of one seat, if given)."""
@@ -136,7 +150,8 @@ class Game:
         """
         if self._left != len(self.request):
             raise IllegalMove(self.phase, None, None, "answer_all needs a request with no answers yet")
-        self.answers += [(d.seat, d.act, v) for d, v in zip(self.request, values)]
+        self._unlisted.append((tuple(self.request), tuple(values)))
+        self.answered += len(self.request)
         self._resume(list(values))
 
     def decline(self, decision: Decision) -> None:
@@ -151,6 +166,7 @@ class Game:
         values[i] = value
         self._left -= 1
         self.answers.append((d.seat, d.act, value))
+        self.answered += 1
         if self._left == 0:
             self._resume(values)
 

@@ -75,16 +75,14 @@ def play_game(config: SimConfig, i: int, setup: Setup | None = None, channel: Ch
 
     agent = HeuristicAgent(random.Random(stream_seed(seed, 2)), channel=channel or Channel(), seats=heuristic_seats,
                            ruleset=config.ruleset)
+    # A request's answers go in together and unchecked, as the random seats' do: what the
+    # bots read (the setup, the log) cannot change before its last answer. The bots' tests
+    # play their moves through the checking ``Game.answer`` (agents.play), which catches an illegal one.
+    value = agent.value
+    answer_all = game.answer_all
     while not game.over:
-        for d in game.request:
-            if kinds.get(d.seat) == "heuristic":
-                move = agent.choose(game, d.seat, d)
-                if move is None:
-                    game.decline(d)
-                else:
-                    game.answer(d.seat, move)
-            else:
-                game.answer_value(d, d.random_value(rng))
+        answer_all([value(game, d) if kinds.get(d.seat) == "heuristic" else d.random_value(rng)
+                    for d in game.request])
     return game
 
 
@@ -140,7 +138,7 @@ def run_chunk(config: SimConfig, start: int, stop: int, keep_logs: bool = False
             stats.add_error(i, game_seed(config.seed, i), f"{type(e).__name__}: {e}")
             continue
         teams, days, causes, fired, ending = summarize(game.events)
-        stats.add(teams, days, causes, fired, ending, len(game.answers))
+        stats.add(teams, days, causes, fired, ending, game.answered)
         if logs is not None:
             logs.append({"game": i, "seed": game.setup.seed, "teams": teams, "days": days,
                          "events": [e.as_json() for e in game.events]})
