@@ -194,6 +194,27 @@ def test_cli_bots_are_heuristic_unless_asked_for_random() -> None:
     assert result.exit_code == 0 and re.search(r"^\d+号：", result.output, re.M), result.output[-2000:]
 
 
+def test_bots_statements_stand_at_their_speaking_turns() -> None:
+    # Seed 1, seat 4: the sheriff has day 1 spoken clockwise from seat 10, seat 4 in the middle.
+    game, out = _play(pl.make_setup("classic", None, None, 1), 4, "en", ["1"] * 5000)
+    order = [e.data["seat"] for e in game.events
+             if e.type == "speech" and e.phase == "day1" and e.data.get("part") == "discussion"]
+    assert 4 in order[1:-1]
+    before, after = set(order[:order.index(4)]), set(order[order.index(4) + 1:])
+    block = out.split("Speaking order: ", 1)[1]
+    block = block.split("Day 1 · ", 1)[0]  # up to the exile vote's heading
+    mine, theirs = block.split(t("event.speech.discussion.you", "en"), 1)
+    said = re.compile(r"^Seat (\d+): ", re.M)
+    assert {int(s) for s in said.findall(mine)} == before
+    assert {int(s) for s in said.findall(theirs)} <= after
+    # Last words too: a bot's statement follows the line that gives it the floor.
+    lines = out.splitlines()
+    for i, line in enumerate(lines):
+        m = re.fullmatch(r"Seat (\d+) gives last words\.", line)
+        if m and i + 1 < len(lines) and said.match(lines[i + 1]):
+            assert lines[i + 1].startswith(f"Seat {m.group(1)}: ")
+
+
 def test_cli_offers_every_language() -> None:
     lang = next(p for p in main.commands["play"].params if p.name == "lang")
     assert tuple(lang.type.choices) == LANGS  # type: ignore[attr-defined]

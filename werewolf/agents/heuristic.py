@@ -1185,11 +1185,12 @@ class HeuristicAgent(Agent):
         n = len(events)
         if self.cursor < n:
             self.live = bool(getattr(game.setup, "live_speech", False))
-            new = events[self.cursor:n]
-            self.cursor = n
             dispatch = self.dispatch
-            for e in new:
-                dispatch(e)
+            for i in range(self.cursor, n):
+                # The cursor moves one event at a time: what a bot says while reading event i is
+                # placed right after it (the terminal's TableTalk reads the cursor).
+                self.cursor = i + 1
+                dispatch(events[i])
 
     def dispatch(self, e: Event) -> None:
         to = e.to
