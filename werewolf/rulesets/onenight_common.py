@@ -429,6 +429,21 @@ class OneNightRuleset:
         only orders the cards, so a deck's checks and night steps are the same for every deal."""
         return {}
 
+    def dealt_plan(self, deck: tuple[str, ...], n: int) -> Plan:
+        """The plan of a deck dealt to ``n`` players, checked at its first deal (the checks read only
+        which cards there are, which a deal does not change)."""
+        try:
+            plan = self._dealt_decks.get((deck, n))
+        except TypeError:  # something unhashable for a card: check_deck says what
+            plan = None
+        if plan is None:
+            custom = self.check_deck(list(deck[:n]), list(deck[n:]))  # first: it refuses what is no card
+            plan = self.plan(frozenset(deck), custom)
+            if len(self._dealt_decks) >= 1024:  # custom decks of a long-running server: keep it small
+                self._dealt_decks.clear()
+            self._dealt_decks[deck, n] = plan
+        return plan
+
     def plan(self, in_deck: frozenset[str], custom: bool) -> Plan:
         return Plan(custom, in_deck, tuple(
             step for step in self.night_order
@@ -447,21 +462,10 @@ class OneNightRuleset:
             plan = self.plan(frozenset(seats) | frozenset(center), custom)
         else:
             deck, n = self.resolve_deck(setup)
-            try:
-                known = self._dealt_decks.get((deck, n))
-            except TypeError:  # something unhashable for a card: check_cards says what
-                known = None
-            if known is None:
-                self.check_cards(deck)
+            plan = self.dealt_plan(deck, n)
             cards = list(deck)
             rng.shuffle(cards)
             seats, center = cards[:n], cards[n:]
-            if known is None:
-                custom = self.check_deck(seats, center, cards_checked=True)
-                if len(self._dealt_decks) >= 1024:  # custom decks of a long-running server: keep it small
-                    self._dealt_decks.clear()
-                known = self._dealt_decks[deck, n] = self.plan(frozenset(deck), custom)
-            plan = known
         # One stream: the deal drew first.
         t = OneNightTable(self.name, opts, seats, center, setup.seed, rng, in_deck=plan.in_deck)
         t.custom_deck = plan.custom
@@ -503,13 +507,9 @@ class OneNightRuleset:
                 raise SetupError(f"role {r!r} is not part of the {self.name} ruleset "
                                  f"(its cards: {', '.join(self.box)})")
 
-    def check_deck(self, seats: list[str], center: list[str], cards_checked: bool = False) -> bool:
-        """RULES.md §5.0: refuse what the rules cannot play; return whether the deck is custom.
-
-        ``cards_checked``: every card is already known to be of this box (a deck checked before the deal).
-        """
-        if not cards_checked:
-            self.check_cards(seats + center)
+    def check_deck(self, seats: list[str], center: list[str]) -> bool:
+        """RULES.md §5.0: refuse what the rules cannot play; return whether the deck is custom."""
+        self.check_cards(seats + center)
         n = len(seats)
         self.check_players(n)
         want = self.center_size(n)
