@@ -66,6 +66,11 @@ class DayNightRuleset:
         t.live_speech = setup.live_speech
         return t
 
+    @cached_property
+    def _prepared(self) -> dict[tuple[tuple[str, ...], int], tuple[DayNightOptions, Prepared]]:
+        """``prepared`` decks by (deck, id of the options they were prepared with)."""
+        return {}
+
     def prepared(self, deck: tuple[str, ...], opts: DayNightOptions, overrides: Mapping[str, Any] | None
                  ) -> Prepared:
         """A deck to deal: checked, known as the book's or custom, and the options it is played with.
@@ -73,8 +78,7 @@ class DayNightRuleset:
         None of it depends on the deal (only on which cards the deck holds), so each
         deck and option set is prepared once: simulations deal the same deck millions of times.
         """
-        cache: dict[tuple[tuple[str, ...], int], tuple[DayNightOptions, Prepared]]
-        cache = self.__dict__.setdefault("_prepared", {})
+        cache = self._prepared
         key = (deck, id(opts))  # the entry holds ``opts``: its id cannot be reused while cached
         hit = cache.get(key)
         if hit is not None and hit[0] is opts:
