@@ -97,8 +97,7 @@ class DaySteps:
             yield from self.election(resumed=t.election_postponed)
         yield from self.announce()
         yield from self.discussion()
-        if self.rogue_in_deck:
-            yield from self.rogue_dies()
+        yield from self.rogue_dies()
         yield from self.exile_vote()
 
     # -- the bear ---------------------------------------------------------------
@@ -226,8 +225,7 @@ class DaySteps:
         # Straight to the announcement (if still due), its follow-ups, then night.
         if t.announced_day < t.day:
             yield from self.announce()
-        if self.rogue_in_deck:
-            yield from self.rogue_dies()
+        yield from self.rogue_dies()
         raise DayEnds
 
     # -- dawn -------------------------------------------------------------------
@@ -356,8 +354,7 @@ class DaySteps:
                 yield from self.duel(t.p(d.seat), v)
             elif t.p(d.seat).alive:
                 yield from self.self_destruct(t.p(d.seat), v[1])
-                if self.rogue_in_deck:
-                    yield from self.rogue_dies()
+                yield from self.rogue_dies()
                 raise DayEnds
 
     def may_explode(self: Moderator, p: Player) -> bool:
@@ -423,15 +420,13 @@ class DaySteps:
         # 「騎士將立即死亡且無遺言」; the dueled wolf has none either (P, A-17).
         yield from self.followups_of(batch, first_speaks=False)
         if hit:
-            if self.rogue_in_deck:
-                yield from self.rogue_dies()
+            yield from self.rogue_dies()
             raise DayEnds
 
     def rogue_dies(self: Moderator) -> Gen:
         """The wounded old rogue dies after the day's speeches (RULES.md §2.1 old_rogue)."""
-        t = self.t
-        for p in t.players:
-            if p.role == "old_rogue" and p.wounded and p.alive:
+        for p in self.t.by_role.get("old_rogue", ()):  # none in most decks
+            if p.wounded and p.alive:
                 p.wounded = False
                 batch: list[Player] = []
                 self.die(p, "rogue_delayed", batch)

@@ -30,8 +30,6 @@ class Moderator(Deaths, NightSteps, ClassicResolution, DaySteps, Wins):
         self.night_order = night_order
         self.stop_after_day = stop_after_day
         self.n = Night(0)
-        # Fixed by the deal: only a deck with the old rogue has a wounded rogue to kill after the speeches.
-        self.rogue_in_deck = "old_rogue" in t.in_deck
 
     def play(self) -> Gen:
         t = self.t
