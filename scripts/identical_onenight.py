@@ -6,7 +6,7 @@
 
 For every onuw deck (3–10 players), every onenight deck, a few custom decks, a
 few option sets and a few fixed deals, it plays many seeds with random agents
-(the loop of ``werewolf.sim.runner._play_random``) and fewer with heuristic bots
+(the all-random loop of ``werewolf.agents.play``, as the runner plays them) and fewer with heuristic bots
 (the loop of ``werewolf.sim.runner.play_game``), and keeps a sha256 of each
 game: its full event log (``Event.as_json()`` lines), its answers and its
 result. It also keeps a digest of ``run_chunk``'s statistics and logs, so a
@@ -29,7 +29,7 @@ from typing import Any
 
 from game_digests import digest, main
 
-from werewolf.agents import play
+from werewolf.agents import RandomAgent, play
 from werewolf.core.game import Game, Setup
 from werewolf.sim.config import BotSpec, SimConfig, game_seed, stream_seed
 from werewolf.sim.runner import run_chunk
@@ -85,11 +85,7 @@ def setups() -> list[Run]:
 def play_random(setup: Setup, i: int) -> Game:
     seed = game_seed(0, i)
     game = Game(_with_seed(setup, seed))
-    rng = random.Random(stream_seed(seed, 1))
-    while not game.over:
-        for d in game.request:
-            game.answer_value(d, d.random_value(rng))
-    return game
+    return play(game, {}, RandomAgent(rng=random.Random(stream_seed(seed, 1))))
 
 
 def play_heuristic(setup: Setup, i: int) -> Game:

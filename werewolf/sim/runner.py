@@ -13,6 +13,7 @@ import random
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from werewolf.agents import RandomAgent, play
 from werewolf.core.events import Event
 from werewolf.core.game import Game, Setup
 from werewolf.sim.config import SimConfig, game_seed, stream_seed, team_key
@@ -63,12 +64,12 @@ def play_game(config: SimConfig, i: int, setup: Setup | None = None, channel: Ch
     bots = config.bots
     rng = random.Random(stream_seed(seed, 1))
     if bots.default == "random" and not bots.teams:
-        _play_random(game, rng)
+        play(game, {}, RandomAgent(rng=rng))  # every request answered at once
         return game
     kinds = {s: bots.kind(team_key(r)) for s, r in dealt_roles(game).items()}
     heuristic_seats = [s for s, k in kinds.items() if k == "heuristic"]
     if not heuristic_seats:
-        _play_random(game, rng)
+        play(game, {}, RandomAgent(rng=rng))  # every request answered at once
         return game
     from werewolf.agents.heuristic import HeuristicAgent
     from werewolf.agents.speech import Channel
@@ -84,14 +85,6 @@ def play_game(config: SimConfig, i: int, setup: Setup | None = None, channel: Ch
         answer_all([value(game, d) if kinds.get(d.seat) == "heuristic" else d.random_value(rng)
                     for d in game.request])
     return game
-
-
-def _play_random(game: Game, rng: random.Random) -> None:
-    # Every value of a request drawn in request order, then one resume: the same
-    # draws, so the same games, as answering the decisions one by one.
-    answer_all = game.answer_all
-    while not game.over:
-        answer_all([d.random_value(rng) for d in game.request])
 
 
 def summarize(events: Iterable[Event]) -> tuple[list[str], int, list[str], list[str], str | None]:
