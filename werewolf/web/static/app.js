@@ -347,22 +347,11 @@ function speakBox(v, d) {
 function talkCard(v, words) {
   const card = el("section", { class: "card talk", id: "talk" }, el("h2", { text: words.title }),
     el("p", { class: "muted", text: words.clock }));
-  if (v.discussion.ends) card.append(talkClock(v.discussion.ends));
+  // Rounded up: the discussion's clock never shows 0:00 while there is time left.
+  if (v.discussion.ends) card.append(countdown(v.discussion.ends, "talk-clock", Math.ceil));
   if (words.ready) card.append(el("p", { class: "ready", id: "ready", text: words.ready }));
   card.append(el("p", { class: "muted small", text: words.waiting }));
   return card;
-}
-
-function talkClock(ends) {
-  const span = el("span", { class: "count", id: "talk-clock" });
-  const tick = () => {
-    const left = Math.max(0, Math.ceil(ends - Date.now() / 1000));
-    span.textContent = `${ui("time_left")}: ${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
-  };
-  tick();
-  clearInterval(talkClock.timer);
-  talkClock.timer = setInterval(tick, 1000);
-  return el("p", { class: "deadline" }, span);
 }
 
 function talkBox(v, words) {
@@ -412,10 +401,11 @@ async function act(move) {
   finally { S.sending = false; }
 }
 
-function countdown(deadline) {
-  const span = el("span", { class: "count" });
+// A clock counting down to ``deadline`` (Unix seconds); one ticks at a time (a view shows one).
+function countdown(deadline, id = undefined, round = Math.round) {
+  const span = el("span", { class: "count", id });
   const tick = () => {
-    const left = Math.max(0, Math.round(deadline - Date.now() / 1000));
+    const left = Math.max(0, round(deadline - Date.now() / 1000));
     span.textContent = `${ui("time_left")}: ${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
   };
   tick();
