@@ -75,6 +75,7 @@ def _unknown_keys(move: Move, allowed: Iterable[str]) -> str | None:
 
 
 _NONE_FORBIDDEN: Mapping[int, str] = MappingProxyType({})
+_NO_CONTEXT: Mapping[str, Any] = MappingProxyType({})
 
 
 class Target(Decision):
@@ -242,7 +243,7 @@ class Flag(Decision):
     __slots__ = ("default", "context", "context_defaults")
 
     def __init__(self, seat: int, act: str, *, default: bool = False,
-                 context: dict[str, Any] | None = None, context_defaults: dict[str, Any] | None = None,
+                 context: Mapping[str, Any] | None = None, context_defaults: Mapping[str, Any] | None = None,
                  interrupt: bool = False, why: str = "") -> None:
         # Asked of every living player at each election: set the fields directly, no super() call.
         self.seat = seat
@@ -250,8 +251,9 @@ class Flag(Decision):
         self.interrupt = interrupt
         self.why = why
         self.default = default
-        self.context = context or {}
-        self.context_defaults = context_defaults or {}
+        # Most flags (every "run" and "withdraw") have no context: share one empty mapping.
+        self.context = context or _NO_CONTEXT
+        self.context_defaults = context_defaults or _NO_CONTEXT
 
     def accepts(self, move: Move) -> bool:
         if move.get("act") != self.act:

@@ -347,6 +347,8 @@ class DaySteps:
         if not asks:
             return
         vals = yield asks
+        if not any(vals):  # nobody interrupted (the usual answer)
+            return
         for d, v in sorted(zip(asks, vals), key=lambda dv: dv[0].seat):
             if v is None:
                 continue

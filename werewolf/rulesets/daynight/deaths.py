@@ -71,8 +71,8 @@ class Deaths:
                         and t.phase == p.death_phase and t.dreamer is not None and t.p(t.dreamer).alive):
                     self.die(t.p(t.dreamer), "dream", batch, p.death_phase)
                 self.chain_hook(p, batch)
-            # The hidden wolf falls when no pack wolf is left (cause "auto").
-            hidden = [h for h in t.by_role.get("hidden_wolf", ()) if h.alive]
+            # The hidden wolf falls when no pack wolf is left (cause "auto"); most decks have none.
+            hidden = [h for h in t.by_role["hidden_wolf"] if h.alive] if "hidden_wolf" in t.by_role else None
             if hidden and not t.pack():
                 for h in hidden:
                     self.die(h, "auto", batch, batch[-1].death_phase if batch else None)
