@@ -427,12 +427,8 @@ class WechatModerator(Moderator):
         by_faction: dict[str, list[Player]] = {}
         for p in living:
             by_faction.setdefault(p.faction, []).append(p)
-
-        def members(f: str) -> list[Player]:
-            return by_faction.get(f, [])
-
         for f in sorted(w.factions - w.defeated):
-            alive = members(f)
+            alive = by_faction.get(f)
             lost = not alive
             if f in ("wolf", "good") and alive and enchanted and all(p.seat in enchanted for p in alive):
                 lost = True
@@ -450,7 +446,7 @@ class WechatModerator(Moderator):
             winner = "piper"
         elif "white_wolf" in live and len(living) == 1 and living[0].faction == "white_wolf":
             winner = "white_wolf"
-        elif "wolf" in live and 2 * len(members("wolf")) >= len(living):
+        elif "wolf" in live and 2 * len(by_faction.get("wolf", ())) >= len(living):
             winner = "wolf"
         elif len(live) == 1:
             winner = next(iter(live))
