@@ -286,13 +286,20 @@ def vote_decisions(t: OneNightTable) -> list[Decision]:
 # -- the roles' powers ------------------------------------------------------------------
 # Each takes the seat that acts (whatever card it holds by now) and runs the power.
 
+# A power's question depends only on the seat, the number of players (or centre cards) and the
+# options, never on the deal: each is made once and asked again in every game (decisions are immutable).
+@cache
+def _copy_ask(seat: int, n: int) -> Target:
+    return Target(seat, "copy", seating(n).others[seat - 1], optional=False, why="copy another player's role",
+                  forbidden={seat: "the doppelganger copies another player's card"})
+
+
 def copy(t: OneNightTable, seat: int) -> Gen:
     """Doppelganger, step B: look at another player's card and become that role.
 
     Nobody's card has moved yet, so the card seen is the one dealt.
     """
-    (target,) = yield [Target(seat, "copy", t.others(seat), optional=False, why="copy another player's role",
-                              forbidden={seat: "the doppelganger copies another player's card"})]
+    (target,) = yield [_copy_ask(seat, t.n)]
     role = t.cards[target - 1]
     t.copied = role
     t.acting[seat - 1] = role
@@ -307,52 +314,70 @@ def werewolves_meet(t: OneNightTable) -> list[int]:
     return wolves
 
 
+@cache
+def _peek_ask(seat: int, n_center: int) -> Choice:
+    return Choice(seat, "peek", "card", range(1, n_center + 1), optional=True,
+                  why="you are the only werewolf: you may view one centre card")
+
+
 def peek(t: OneNightTable, seat: int) -> Gen:
     """ONUW lone werewolf: may view one centre card."""
-    (card,) = yield [Choice(seat, "peek", "card", range(1, len(t.center) + 1), optional=True,
-                            why="you are the only werewolf: you may view one centre card")]
+    (card,) = yield [_peek_ask(seat, len(t.center))]
     if card is not None:
         t.tell(seat, "peek", seat=seat, card=card, role=t.center[card - 1])
 
 
-def thumbs(t: OneNightTable, seat: int) -> Gen:
+def thumbs(t: OneNightTable, seat: int) -> None:
     """Minion: the werewolves raise their thumbs (those who woke as werewolves,
     a doppel-werewolf included); the wolves do not learn who the minion is."""
     t.tell(seat, "thumbs", seat=seat, wolves=t.acting_as("werewolf"))
-    yield from ()
 
 
-def masons_meet(t: OneNightTable) -> Gen:
+def masons_meet(t: OneNightTable) -> None:
     masons = t.acting_as("mason")
     if masons:
         t.tell_group(masons, "masons", seats=masons)
-    yield from ()
+
+
+@cache
+def _look_ask(seat: int, n: int, n_center: int, k: int) -> Look:
+    return Look(seat, seating(n).others[seat - 1], n_center, k)
 
 
 def look(t: OneNightTable, seat: int, k: int) -> Gen:
     """Seer: one other player's card, or ``k`` centre cards; sees the cards' faces."""
-    (v,) = yield [Look(seat, t.others(seat), len(t.center), k)]
+    (v,) = yield [_look_ask(seat, t.n, len(t.center), k)]
     if isinstance(v, int):
         t.tell(seat, "check", seat=seat, target=v, role=t.cards[v - 1])
     elif v is not None:
         t.tell(seat, "check", seat=seat, cards=list(v), roles=[t.center[i - 1] for i in v])
 
 
+@cache
+def _rob_ask(seat: int, n: int, optional: bool) -> Target:
+    return Target(seat, "rob", seating(n).others[seat - 1], optional=optional,
+                  why="swap your card with another player's and view your new card",
+                  forbidden={seat: "the robber swaps with another player"})
+
+
 def rob(t: OneNightTable, seat: int) -> Gen:
     """Robber: swap own card with another player's (never the centre), then view the new card."""
-    (target,) = yield [Target(seat, "rob", t.others(seat), optional=t.opts.robber_optional,
-                              why="swap your card with another player's and view your new card",
-                              forbidden={seat: "the robber swaps with another player"})]
+    (target,) = yield [_rob_ask(seat, t.n, t.opts.robber_optional)]
     if target is None:
         return
     t.swap_seats(seat, seat, target)
     t.tell(seat, "rob", seat=seat, target=target, role=t.cards[seat - 1])
 
 
+@cache
+def _swap_ask(seat: int, n: int, optional: bool) -> OthersPair:
+    return OthersPair(seat, "swap", seating(n).others[seat - 1], optional=optional,
+                      why="swap two other players' cards (you do not see them)")
+
+
 def trouble(t: OneNightTable, seat: int) -> Gen:
     """Troublemaker: swap two other players' cards without looking at them."""
-    (pair,) = yield [OthersPair(seat, "swap", t.others(seat), optional=t.opts.troublemaker_optional,
-                                why="swap two other players' cards (you do not see them)")]
+    (pair,) = yield [_swap_ask(seat, t.n, t.opts.troublemaker_optional)]
     if pair is None:
         return
     a, b = pair
@@ -360,21 +385,24 @@ def trouble(t: OneNightTable, seat: int) -> Gen:
     t.tell(seat, "swap", seat=seat, targets=[a, b])
 
 
+@cache
+def _take_ask(seat: int, n_center: int, optional: bool) -> Choice:
+    return Choice(seat, "take", "card", range(1, n_center + 1), optional=optional,
+                  why="swap your card with a centre card (you do not see it)")
+
+
 def drink(t: OneNightTable, seat: int) -> Gen:
     """Drunk: swap own card with a centre card without looking (mandatory by default, P A-60)."""
-    (card,) = yield [Choice(seat, "take", "card", range(1, len(t.center) + 1),
-                            optional=not t.opts.drunk_must_swap,
-                            why="swap your card with a centre card (you do not see it)")]
+    (card,) = yield [_take_ask(seat, len(t.center), not t.opts.drunk_must_swap)]
     if card is None:
         return
     t.swap_center(seat, seat, card)
     t.tell(seat, "take", seat=seat, card=card)
 
 
-def wake_up(t: OneNightTable, seat: int) -> Gen:
+def wake_up(t: OneNightTable, seat: int) -> None:
     """Insomniac: view own card at the end of the night."""
     t.tell(seat, "own_card", seat=seat, role=t.cards[seat - 1])
-    yield from ()
 
 
 # -- the ruleset ----------------------------------------------------------------------
@@ -386,12 +414,43 @@ class Plan(NamedTuple):
     steps: tuple[Step, ...]  # the night order's steps this deck holds
 
 
+class Dealt(NamedTuple):
+    """A deck to deal: its cards, the number of players and its plan."""
+
+    cards: tuple[str, ...]
+    players: int
+    plan: Plan
+
+
+@cache
+def _shuffle_draws(size: int) -> tuple[tuple[int, int], ...]:
+    """For each position ``i`` that ``random.shuffle`` fills, from the last down to 1: (i, the bits it draws)."""
+    return tuple((i, (i + 1).bit_length()) for i in range(size - 1, 0, -1))
+
+
+def shuffle(rng: random.Random, cards: list[str]) -> None:
+    """``rng.shuffle(cards)``: the same draws of ``getrandbits`` and the same order of the cards (the
+    games of a seed must stay the same), without its Python call to ``_randbelow`` per card."""
+    getrandbits = rng.getrandbits
+    for i, bits in _shuffle_draws(len(cards)):
+        j = getrandbits(bits)
+        while j > i:  # drawn again until below i + 1, as ``_randbelow`` does
+            j = getrandbits(bits)
+        cards[i], cards[j] = cards[j], cards[i]
+
+
 class Step(NamedTuple):
-    """One line of a night-order table: announced when the deck holds ``role`` (and ``needs``)."""
+    """One line of a night-order table: announced when the deck holds ``role`` (and ``needs``).
+
+    Most steps are a ``power`` that each seat dealt ``role`` uses; the others ``run`` the whole
+    step. Either returns the generator of what it asks, or None when it asks nobody (no generator
+    to step through: games are played by the million).
+    """
 
     code: str
     role: str
-    run: Callable[[OneNightTable], Gen]
+    run: Callable[[OneNightTable], Gen | None] | None = None
+    power: Callable[[OneNightTable, int], Gen | None] | None = None
     needs: tuple[str, ...] = ()
     # A doppelganger's later step: it acts only if it copied this role, but the
     # step is called whatever it copied, so that nobody learns the copy.
@@ -424,25 +483,28 @@ class OneNightRuleset:
         return {n: Counter(self.standard_deck(n)) for n in range(self.min_players, self.max_players + 1)}
 
     @cached_property
-    def _dealt_decks(self) -> dict[tuple[tuple[str, ...], int], Plan]:
-        """The plan of each deck already dealt and found playable, by (deck, players): a deal
-        only orders the cards, so a deck's checks and night steps are the same for every deal."""
+    def _dealt_decks(self) -> dict[tuple[Any, Any], Dealt]:
+        """Each deck already dealt and found playable, by the setup's (deck, players): a deal only
+        orders the cards, so a deck's checks and night steps are the same for every deal."""
         return {}
 
-    def dealt_plan(self, deck: tuple[str, ...], n: int) -> Plan:
-        """The plan of a deck dealt to ``n`` players, checked at its first deal (the checks read only
+    def dealt_deck(self, deck: str | Sequence[str] | None, players: int | None) -> Dealt:
+        """The cards to deal and their plan, checked at the deck's first deal (the checks read only
         which cards there are, which a deal does not change)."""
+        key: tuple[Any, Any] | None = (deck, players)
         try:
-            plan = self._dealt_decks.get((deck, n))
-        except TypeError:  # something unhashable for a card: check_deck says what
-            plan = None
-        if plan is None:
-            custom = self.check_deck(list(deck[:n]), list(deck[n:]))  # first: it refuses what is no card
-            plan = self.plan(frozenset(deck), custom)
-            if len(self._dealt_decks) >= 1024:  # custom decks of a long-running server: keep it small
-                self._dealt_decks.clear()
-            self._dealt_decks[deck, n] = plan
-        return plan
+            dealt = self._dealt_decks.get(key)  # type: ignore[arg-type]
+        except TypeError:  # something unhashable in the deck: check_deck says what
+            dealt, key = None, None
+        if dealt is None:
+            cards, n = self.resolve_deck(deck, players)
+            custom = self.check_deck(list(cards[:n]), list(cards[n:]))  # first: it refuses what is no card
+            dealt = Dealt(cards, n, self.plan(frozenset(cards), custom))
+            if key is not None:
+                if len(self._dealt_decks) >= 1024:  # custom decks of a long-running server: keep it small
+                    self._dealt_decks.clear()
+                self._dealt_decks[key] = dealt
+        return dealt
 
     def plan(self, in_deck: frozenset[str], custom: bool) -> Plan:
         return Plan(custom, in_deck, tuple(
@@ -461,10 +523,9 @@ class OneNightRuleset:
             custom = self.check_deck(seats, center)
             plan = self.plan(frozenset(seats) | frozenset(center), custom)
         else:
-            deck, n = self.resolve_deck(setup)
-            plan = self.dealt_plan(deck, n)
+            deck, n, plan = self.dealt_deck(setup.deck, setup.players)
             cards = list(deck)
-            rng.shuffle(cards)
+            shuffle(rng, cards)
             seats, center = cards[:n], cards[n:]
         # One stream: the deal drew first.
         t = OneNightTable(self.name, opts, seats, center, setup.seed, rng, in_deck=plan.in_deck)
@@ -474,8 +535,7 @@ class OneNightRuleset:
         t.live_speech = setup.live_speech
         return t
 
-    def resolve_deck(self, setup: Setup) -> tuple[tuple[str, ...], int]:
-        deck, n = setup.deck, setup.players
+    def resolve_deck(self, deck: str | Sequence[str] | None, n: int | None) -> tuple[tuple[str, ...], int]:
         if deck is None:
             n = self.default_players if n is None else n
             self.check_players(n)
@@ -540,7 +600,15 @@ class OneNightRuleset:
                 t.say("step", step=step.code, role=step.role, copied=step.copied)
             else:
                 t.say("step", step=step.code, role=step.role)
-            yield from step.run(t)
+            if step.power is not None:
+                for s in t.dealt_as(step.role):
+                    act = step.power(t, s)
+                    if act is not None:
+                        yield from act
+            elif step.run is not None:
+                act = step.run(t)
+                if act is not None:
+                    yield from act
         t.log("dawn", seats=t.by_seat(t.cards), center=list(t.center), copied=t.copied)
         if t.stop_after_day is not None and t.stop_after_day < 1:
             t.stopped = True
