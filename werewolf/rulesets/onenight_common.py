@@ -631,20 +631,29 @@ class OneNightRuleset:
                     t.say("speech", seat=s, part="discussion", text=text)
             talking = [s for s, text in zip(talking, texts) if text]
         ballots = yield vote_decisions(t)
-        tally: dict[int, int] = {}
-        for b in ballots:
+        tally: dict[int, int] = {}  # in seat order
+        for b in sorted(ballots):
             tally[b] = tally.get(b, 0) + 1
-        t.say("votes", ballots=t.by_seat(ballots), tally={t.seating.keys[s - 1]: c for s, c in sorted(tally.items())})
+        t.say("votes", ballots=t.by_seat(ballots), tally=dict(zip(map(str, tally), tally.values())))
         top = max(tally.values())
-        executed = [] if self.spared(tally, t.n) else sorted(s for s, c in tally.items() if c == top)
+        executed = [] if self.spared(tally, t.n) else [s for s, c in tally.items() if c == top]
         if not executed:
             t.say("exile", seat=None)
         for s in executed:  # one line per executed player (all tied players die)
             t.say("exile", seat=s)
         for s in executed:
             self.die(t, s, "exile")
-        # A dead hunter (by his dawn card) takes the player he voted for; this
-        # chains through a second hunter (a doppel-hunter).
+        if "hunter" in t.in_deck:  # a doppel-hunter too copied the deck's hunter card
+            self.hunters_shoot(t, ballots)
+        teams, seats = self.winners(t)
+        t.result = (teams, seats)
+        t.say("game_over", teams=teams, seats=seats)
+        t.say("roles", roles=t.by_seat(t.cards), center=list(t.center), dealt=t.by_seat(t.dealt), copied=t.copied,
+              teams=t.by_seat(map(TEAM.__getitem__, t.dawn_roles())))
+
+    def hunters_shoot(self, t: OneNightTable, ballots: Sequence[int]) -> None:
+        """A dead hunter (by his dawn card) takes the player he voted for; this
+        chains through a second hunter (a doppel-hunter)."""
         i = 0
         while i < len(t.dead):
             s = t.dead[i]
@@ -653,11 +662,6 @@ class OneNightRuleset:
                 if target not in t.causes:
                     self.die(t, target, "shot", by=s)
             i += 1
-        teams, seats = self.winners(t)
-        t.result = (teams, seats)
-        t.say("game_over", teams=teams, seats=seats)
-        t.say("roles", roles=t.by_seat(t.cards), center=list(t.center), dealt=t.by_seat(t.dealt), copied=t.copied,
-              teams=t.by_seat([TEAMS.get(r, "village") for r in t.dawn_roles()]))
 
     @staticmethod
     def die(t: OneNightTable, seat: int, cause: str, **more: Any) -> None:
@@ -668,6 +672,7 @@ class OneNightRuleset:
 
 # The log's team of a dawn role: the minion is on the wolves' team; every role not named is "village".
 TEAMS = {"werewolf": "wolves", "minion": "wolves", "tanner": "tanner"}
+TEAM = {role: TEAMS.get(role, "village") for role in ROLES}  # every role's, looked up without a default
 
 
 def top_one_spares(tally: dict[int, int], n: int) -> bool:
