@@ -70,6 +70,22 @@ def seating(n: int) -> Seating:
     return Seating(tuple(map(str, seats)), tuple(frozenset((s,)) for s in seats), others, votes, votes_any)
 
 
+def seats_of(cards: Sequence[str], role: str) -> list[int]:
+    """The seats of ``cards`` (in seat order) that hold ``role``: found by the sequence's own search
+    (a box holds at most a few cards of a role, some of which may lie in the centre)."""
+    held = cards.count(role)
+    if not held:
+        return []
+    i = cards.index(role)
+    if held == 1:
+        return [i + 1]
+    seats = [i + 1]
+    for _ in range(held - 1):
+        i = cards.index(role, i + 1)
+        seats.append(i + 1)
+    return seats
+
+
 class OneNightTable(Table):
     def __init__(self, ruleset: str, opts: OneNightOptions, seats: Sequence[str], center: Sequence[str],
                  seed: int, rng: random.Random | None = None, in_deck: frozenset[str] | None = None) -> None:
@@ -99,13 +115,10 @@ class OneNightTable(Table):
         return self.seating.others[seat - 1]
 
     def acting_as(self, role: str) -> list[int]:
-        return [s for s, r in enumerate(self.acting, 1) if r == role]
+        return seats_of(self.acting, role)
 
     def dealt_as(self, role: str) -> list[int]:
-        held = self.dealt.count(role)
-        if held <= 1:  # most boxes hold one card of a waking role, and it may lie in the centre
-            return [self.dealt.index(role) + 1] if held else []
-        return [s for s, r in enumerate(self.dealt, 1) if r == role]
+        return seats_of(self.dealt, role)
 
     def dawn_role(self, seat: int) -> str:
         """The role a seat plays by: its card at dawn. The doppelganger card is
