@@ -496,7 +496,7 @@ class OneNightRuleset:
         return {n: Counter(self.standard_deck(n)) for n in range(self.min_players, self.max_players + 1)}
 
     @cached_property
-    def _dealt_decks(self) -> dict[tuple[Any, Any], Dealt]:
+    def _dealt_decks(self) -> dict[tuple[Any, ...], Dealt]:
         """Each deck already dealt and found playable, by the setup's (deck, players): a deal only
         orders the cards, so a deck's checks and night steps are the same for every deal."""
         return {}
@@ -504,7 +504,8 @@ class OneNightRuleset:
     def dealt_deck(self, deck: str | Sequence[str] | None, players: int | None) -> Dealt:
         """The cards to deal and their plan, checked at the deck's first deal (the checks read only
         which cards there are, which a deal does not change)."""
-        key: tuple[Any, Any] | None = (deck, players)
+        # By the players' type too: 5.0 players is no count of players, though it hashes as 5.
+        key: tuple[Any, ...] | None = (deck, players, type(players))
         try:
             dealt = self._dealt_decks.get(key)  # type: ignore[arg-type]
         except TypeError:  # something unhashable in the deck: check_deck says what
