@@ -11,28 +11,21 @@ from werewolf.rulesets.onenight_common import Gen, OneNightRuleset, OneNightTabl
 BOX = {"villager": 4, "werewolf": 2, "seer": 1, "robber": 1}
 
 
-def seer(t: OneNightTable) -> Gen:
+def seer(t: OneNightTable, seat: int) -> Gen:
     """Another player's card, or the unchosen centre cards: both, or the one at 7 players."""
-    for s in t.dealt_as("seer"):
-        yield from C.look(t, s, len(t.center))
+    return C.look(t, seat, len(t.center))
 
 
-def werewolves(t: OneNightTable) -> Gen:
+def werewolves(t: OneNightTable) -> None:
     # They only see each other: 「只有一名狼人的狀況，這時再閉上眼睛即可」, no peek.
     C.werewolves_meet(t)
-    yield from ()
 
 
-def robber(t: OneNightTable) -> Gen:
-    for s in t.dealt_as("robber"):
-        yield from C.rob(t, s)
-
-
-# 「特殊身分會依照 占卜師 → 狼人 → 怪盜 的順序進行回合」
+# 「特殊身分會依照 占卜師 → 狼人 → 怪盜 的順序進行回合」; the seer and the robber act by the card dealt.
 NIGHT_ORDER = (
-    Step("1", "seer", seer),
+    Step("1", "seer", power=seer),
     Step("2", "werewolf", werewolves),
-    Step("3", "robber", robber),
+    Step("3", "robber", power=C.rob),
 )
 
 

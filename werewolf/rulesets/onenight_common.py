@@ -70,6 +70,22 @@ def seating(n: int) -> Seating:
     return Seating(tuple(map(str, seats)), tuple(frozenset((s,)) for s in seats), others, votes, votes_any)
 
 
+def seats_of(cards: Sequence[str], role: str) -> list[int]:
+    """The seats of ``cards`` (in seat order) that hold ``role``: found by the sequence's own search
+    (a box holds at most a few cards of a role, some of which may lie in the centre)."""
+    held = cards.count(role)
+    if not held:
+        return []
+    i = cards.index(role)
+    if held == 1:
+        return [i + 1]
+    seats = [i + 1]
+    for _ in range(held - 1):
+        i = cards.index(role, i + 1)
+        seats.append(i + 1)
+    return seats
+
+
 class OneNightTable(Table):
     def __init__(self, ruleset: str, opts: OneNightOptions, seats: Sequence[str], center: Sequence[str],
                  seed: int, rng: random.Random | None = None, in_deck: frozenset[str] | None = None) -> None:
@@ -99,13 +115,10 @@ class OneNightTable(Table):
         return self.seating.others[seat - 1]
 
     def acting_as(self, role: str) -> list[int]:
-        return [s for s, r in enumerate(self.acting, 1) if r == role]
+        return seats_of(self.acting, role)
 
     def dealt_as(self, role: str) -> list[int]:
-        held = self.dealt.count(role)
-        if held <= 1:  # most boxes hold one card of a waking role, and it may lie in the centre
-            return [self.dealt.index(role) + 1] if held else []
-        return [s for s, r in enumerate(self.dealt, 1) if r == role]
+        return seats_of(self.dealt, role)
 
     def dawn_role(self, seat: int) -> str:
         """The role a seat plays by: its card at dawn. The doppelganger card is
@@ -286,13 +299,20 @@ def vote_decisions(t: OneNightTable) -> list[Decision]:
 # -- the roles' powers ------------------------------------------------------------------
 # Each takes the seat that acts (whatever card it holds by now) and runs the power.
 
+# A power's question depends only on the seat, the number of players (or centre cards) and the
+# options, never on the deal: each is made once and asked again in every game (decisions are immutable).
+@cache
+def _copy_ask(seat: int, n: int) -> Target:
+    return Target(seat, "copy", seating(n).others[seat - 1], optional=False, why="copy another player's role",
+                  forbidden={seat: "the doppelganger copies another player's card"})
+
+
 def copy(t: OneNightTable, seat: int) -> Gen:
     """Doppelganger, step B: look at another player's card and become that role.
 
     Nobody's card has moved yet, so the card seen is the one dealt.
     """
-    (target,) = yield [Target(seat, "copy", t.others(seat), optional=False, why="copy another player's role",
-                              forbidden={seat: "the doppelganger copies another player's card"})]
+    (target,) = yield [_copy_ask(seat, t.n)]
     role = t.cards[target - 1]
     t.copied = role
     t.acting[seat - 1] = role
@@ -307,52 +327,70 @@ def werewolves_meet(t: OneNightTable) -> list[int]:
     return wolves
 
 
+@cache
+def _peek_ask(seat: int, n_center: int) -> Choice:
+    return Choice(seat, "peek", "card", range(1, n_center + 1), optional=True,
+                  why="you are the only werewolf: you may view one centre card")
+
+
 def peek(t: OneNightTable, seat: int) -> Gen:
     """ONUW lone werewolf: may view one centre card."""
-    (card,) = yield [Choice(seat, "peek", "card", range(1, len(t.center) + 1), optional=True,
-                            why="you are the only werewolf: you may view one centre card")]
+    (card,) = yield [_peek_ask(seat, len(t.center))]
     if card is not None:
         t.tell(seat, "peek", seat=seat, card=card, role=t.center[card - 1])
 
 
-def thumbs(t: OneNightTable, seat: int) -> Gen:
+def thumbs(t: OneNightTable, seat: int) -> None:
     """Minion: the werewolves raise their thumbs (those who woke as werewolves,
     a doppel-werewolf included); the wolves do not learn who the minion is."""
     t.tell(seat, "thumbs", seat=seat, wolves=t.acting_as("werewolf"))
-    yield from ()
 
 
-def masons_meet(t: OneNightTable) -> Gen:
+def masons_meet(t: OneNightTable) -> None:
     masons = t.acting_as("mason")
     if masons:
         t.tell_group(masons, "masons", seats=masons)
-    yield from ()
+
+
+@cache
+def _look_ask(seat: int, n: int, n_center: int, k: int) -> Look:
+    return Look(seat, seating(n).others[seat - 1], n_center, k)
 
 
 def look(t: OneNightTable, seat: int, k: int) -> Gen:
     """Seer: one other player's card, or ``k`` centre cards; sees the cards' faces."""
-    (v,) = yield [Look(seat, t.others(seat), len(t.center), k)]
+    (v,) = yield [_look_ask(seat, t.n, len(t.center), k)]
     if isinstance(v, int):
         t.tell(seat, "check", seat=seat, target=v, role=t.cards[v - 1])
     elif v is not None:
         t.tell(seat, "check", seat=seat, cards=list(v), roles=[t.center[i - 1] for i in v])
 
 
+@cache
+def _rob_ask(seat: int, n: int, optional: bool) -> Target:
+    return Target(seat, "rob", seating(n).others[seat - 1], optional=optional,
+                  why="swap your card with another player's and view your new card",
+                  forbidden={seat: "the robber swaps with another player"})
+
+
 def rob(t: OneNightTable, seat: int) -> Gen:
     """Robber: swap own card with another player's (never the centre), then view the new card."""
-    (target,) = yield [Target(seat, "rob", t.others(seat), optional=t.opts.robber_optional,
-                              why="swap your card with another player's and view your new card",
-                              forbidden={seat: "the robber swaps with another player"})]
+    (target,) = yield [_rob_ask(seat, t.n, t.opts.robber_optional)]
     if target is None:
         return
     t.swap_seats(seat, seat, target)
     t.tell(seat, "rob", seat=seat, target=target, role=t.cards[seat - 1])
 
 
+@cache
+def _swap_ask(seat: int, n: int, optional: bool) -> OthersPair:
+    return OthersPair(seat, "swap", seating(n).others[seat - 1], optional=optional,
+                      why="swap two other players' cards (you do not see them)")
+
+
 def trouble(t: OneNightTable, seat: int) -> Gen:
     """Troublemaker: swap two other players' cards without looking at them."""
-    (pair,) = yield [OthersPair(seat, "swap", t.others(seat), optional=t.opts.troublemaker_optional,
-                                why="swap two other players' cards (you do not see them)")]
+    (pair,) = yield [_swap_ask(seat, t.n, t.opts.troublemaker_optional)]
     if pair is None:
         return
     a, b = pair
@@ -360,21 +398,24 @@ def trouble(t: OneNightTable, seat: int) -> Gen:
     t.tell(seat, "swap", seat=seat, targets=[a, b])
 
 
+@cache
+def _take_ask(seat: int, n_center: int, optional: bool) -> Choice:
+    return Choice(seat, "take", "card", range(1, n_center + 1), optional=optional,
+                  why="swap your card with a centre card (you do not see it)")
+
+
 def drink(t: OneNightTable, seat: int) -> Gen:
     """Drunk: swap own card with a centre card without looking (mandatory by default, P A-60)."""
-    (card,) = yield [Choice(seat, "take", "card", range(1, len(t.center) + 1),
-                            optional=not t.opts.drunk_must_swap,
-                            why="swap your card with a centre card (you do not see it)")]
+    (card,) = yield [_take_ask(seat, len(t.center), not t.opts.drunk_must_swap)]
     if card is None:
         return
     t.swap_center(seat, seat, card)
     t.tell(seat, "take", seat=seat, card=card)
 
 
-def wake_up(t: OneNightTable, seat: int) -> Gen:
+def wake_up(t: OneNightTable, seat: int) -> None:
     """Insomniac: view own card at the end of the night."""
     t.tell(seat, "own_card", seat=seat, role=t.cards[seat - 1])
-    yield from ()
 
 
 # -- the ruleset ----------------------------------------------------------------------
@@ -386,12 +427,43 @@ class Plan(NamedTuple):
     steps: tuple[Step, ...]  # the night order's steps this deck holds
 
 
+class Dealt(NamedTuple):
+    """A deck to deal: its cards, the number of players and its plan."""
+
+    cards: tuple[str, ...]
+    players: int
+    plan: Plan
+
+
+@cache
+def _shuffle_draws(size: int) -> tuple[tuple[int, int], ...]:
+    """For each position ``i`` that ``random.shuffle`` fills, from the last down to 1: (i, the bits it draws)."""
+    return tuple((i, (i + 1).bit_length()) for i in range(size - 1, 0, -1))
+
+
+def shuffle(rng: random.Random, cards: list[str]) -> None:
+    """``rng.shuffle(cards)``: the same draws of ``getrandbits`` and the same order of the cards (the
+    games of a seed must stay the same), without its Python call to ``_randbelow`` per card."""
+    getrandbits = rng.getrandbits
+    for i, bits in _shuffle_draws(len(cards)):
+        j = getrandbits(bits)
+        while j > i:  # drawn again until below i + 1, as ``_randbelow`` does
+            j = getrandbits(bits)
+        cards[i], cards[j] = cards[j], cards[i]
+
+
 class Step(NamedTuple):
-    """One line of a night-order table: announced when the deck holds ``role`` (and ``needs``)."""
+    """One line of a night-order table: announced when the deck holds ``role`` (and ``needs``).
+
+    Most steps are a ``power`` that each seat dealt ``role`` uses; the others ``run`` the whole
+    step. Either returns the generator of what it asks, or None when it asks nobody (no generator
+    to step through: games are played by the million).
+    """
 
     code: str
     role: str
-    run: Callable[[OneNightTable], Gen]
+    run: Callable[[OneNightTable], Gen | None] | None = None
+    power: Callable[[OneNightTable, int], Gen | None] | None = None
     needs: tuple[str, ...] = ()
     # A doppelganger's later step: it acts only if it copied this role, but the
     # step is called whatever it copied, so that nobody learns the copy.
@@ -424,25 +496,29 @@ class OneNightRuleset:
         return {n: Counter(self.standard_deck(n)) for n in range(self.min_players, self.max_players + 1)}
 
     @cached_property
-    def _dealt_decks(self) -> dict[tuple[tuple[str, ...], int], Plan]:
-        """The plan of each deck already dealt and found playable, by (deck, players): a deal
-        only orders the cards, so a deck's checks and night steps are the same for every deal."""
+    def _dealt_decks(self) -> dict[tuple[Any, ...], Dealt]:
+        """Each deck already dealt and found playable, by the setup's (deck, players): a deal only
+        orders the cards, so a deck's checks and night steps are the same for every deal."""
         return {}
 
-    def dealt_plan(self, deck: tuple[str, ...], n: int) -> Plan:
-        """The plan of a deck dealt to ``n`` players, checked at its first deal (the checks read only
+    def dealt_deck(self, deck: str | Sequence[str] | None, players: int | None) -> Dealt:
+        """The cards to deal and their plan, checked at the deck's first deal (the checks read only
         which cards there are, which a deal does not change)."""
+        # By the players' type too: 5.0 players is no count of players, though it hashes as 5.
+        key: tuple[Any, ...] | None = (deck, players, type(players))
         try:
-            plan = self._dealt_decks.get((deck, n))
-        except TypeError:  # something unhashable for a card: check_deck says what
-            plan = None
-        if plan is None:
-            custom = self.check_deck(list(deck[:n]), list(deck[n:]))  # first: it refuses what is no card
-            plan = self.plan(frozenset(deck), custom)
-            if len(self._dealt_decks) >= 1024:  # custom decks of a long-running server: keep it small
-                self._dealt_decks.clear()
-            self._dealt_decks[deck, n] = plan
-        return plan
+            dealt = self._dealt_decks.get(key)  # type: ignore[arg-type]
+        except TypeError:  # something unhashable in the deck: check_deck says what
+            dealt, key = None, None
+        if dealt is None:
+            cards, n = self.resolve_deck(deck, players)
+            custom = self.check_deck(list(cards[:n]), list(cards[n:]))  # first: it refuses what is no card
+            dealt = Dealt(cards, n, self.plan(frozenset(cards), custom))
+            if key is not None:
+                if len(self._dealt_decks) >= 1024:  # custom decks of a long-running server: keep it small
+                    self._dealt_decks.clear()
+                self._dealt_decks[key] = dealt
+        return dealt
 
     def plan(self, in_deck: frozenset[str], custom: bool) -> Plan:
         return Plan(custom, in_deck, tuple(
@@ -461,10 +537,9 @@ class OneNightRuleset:
             custom = self.check_deck(seats, center)
             plan = self.plan(frozenset(seats) | frozenset(center), custom)
         else:
-            deck, n = self.resolve_deck(setup)
-            plan = self.dealt_plan(deck, n)
+            deck, n, plan = self.dealt_deck(setup.deck, setup.players)
             cards = list(deck)
-            rng.shuffle(cards)
+            shuffle(rng, cards)
             seats, center = cards[:n], cards[n:]
         # One stream: the deal drew first.
         t = OneNightTable(self.name, opts, seats, center, setup.seed, rng, in_deck=plan.in_deck)
@@ -474,8 +549,7 @@ class OneNightRuleset:
         t.live_speech = setup.live_speech
         return t
 
-    def resolve_deck(self, setup: Setup) -> tuple[tuple[str, ...], int]:
-        deck, n = setup.deck, setup.players
+    def resolve_deck(self, deck: str | Sequence[str] | None, n: int | None) -> tuple[tuple[str, ...], int]:
         if deck is None:
             n = self.default_players if n is None else n
             self.check_players(n)
@@ -540,7 +614,15 @@ class OneNightRuleset:
                 t.say("step", step=step.code, role=step.role, copied=step.copied)
             else:
                 t.say("step", step=step.code, role=step.role)
-            yield from step.run(t)
+            if step.power is not None:
+                for s in t.dealt_as(step.role):
+                    act = step.power(t, s)
+                    if act is not None:
+                        yield from act
+            elif step.run is not None:
+                act = step.run(t)
+                if act is not None:
+                    yield from act
         t.log("dawn", seats=t.by_seat(t.cards), center=list(t.center), copied=t.copied)
         if t.stop_after_day is not None and t.stop_after_day < 1:
             t.stopped = True
@@ -563,20 +645,29 @@ class OneNightRuleset:
                     t.say("speech", seat=s, part="discussion", text=text)
             talking = [s for s, text in zip(talking, texts) if text]
         ballots = yield vote_decisions(t)
-        tally: dict[int, int] = {}
-        for b in ballots:
+        tally: dict[int, int] = {}  # in seat order
+        for b in sorted(ballots):
             tally[b] = tally.get(b, 0) + 1
-        t.say("votes", ballots=t.by_seat(ballots), tally={t.seating.keys[s - 1]: c for s, c in sorted(tally.items())})
+        t.say("votes", ballots=t.by_seat(ballots), tally=dict(zip(map(str, tally), tally.values())))
         top = max(tally.values())
-        executed = [] if self.spared(tally, t.n) else sorted(s for s, c in tally.items() if c == top)
+        executed = [] if self.spared(tally, t.n) else [s for s, c in tally.items() if c == top]
         if not executed:
             t.say("exile", seat=None)
         for s in executed:  # one line per executed player (all tied players die)
             t.say("exile", seat=s)
         for s in executed:
             self.die(t, s, "exile")
-        # A dead hunter (by his dawn card) takes the player he voted for; this
-        # chains through a second hunter (a doppel-hunter).
+        if "hunter" in t.in_deck:  # a doppel-hunter too copied the deck's hunter card
+            self.hunters_shoot(t, ballots)
+        teams, seats = self.winners(t)
+        t.result = (teams, seats)
+        t.say("game_over", teams=teams, seats=seats)
+        t.say("roles", roles=t.by_seat(t.cards), center=list(t.center), dealt=t.by_seat(t.dealt), copied=t.copied,
+              teams=t.by_seat(map(TEAM.__getitem__, t.dawn_roles())))
+
+    def hunters_shoot(self, t: OneNightTable, ballots: Sequence[int]) -> None:
+        """A dead hunter (by his dawn card) takes the player he voted for; this
+        chains through a second hunter (a doppel-hunter)."""
         i = 0
         while i < len(t.dead):
             s = t.dead[i]
@@ -585,11 +676,6 @@ class OneNightRuleset:
                 if target not in t.causes:
                     self.die(t, target, "shot", by=s)
             i += 1
-        teams, seats = self.winners(t)
-        t.result = (teams, seats)
-        t.say("game_over", teams=teams, seats=seats)
-        t.say("roles", roles=t.by_seat(t.cards), center=list(t.center), dealt=t.by_seat(t.dealt), copied=t.copied,
-              teams=t.by_seat([TEAMS.get(r, "village") for r in t.dawn_roles()]))
 
     @staticmethod
     def die(t: OneNightTable, seat: int, cause: str, **more: Any) -> None:
@@ -600,6 +686,7 @@ class OneNightRuleset:
 
 # The log's team of a dawn role: the minion is on the wolves' team; every role not named is "village".
 TEAMS = {"werewolf": "wolves", "minion": "wolves", "tanner": "tanner"}
+TEAM = {role: TEAMS.get(role, "village") for role in ROLES}  # every role's, looked up without a default
 
 
 def top_one_spares(tally: dict[int, int], n: int) -> bool:

@@ -20,7 +20,7 @@ def seer(t: OneNightTable, seat: int) -> Gen:
 
 
 # What each waking role does, for the seat that acts as it.
-POWERS: dict[str, Callable[[OneNightTable, int], Gen]] = {
+POWERS: dict[str, Callable[[OneNightTable, int], Gen | None]] = {
     "minion": C.thumbs, "seer": seer, "robber": C.rob, "troublemaker": C.trouble, "drunk": C.drink,
     "insomniac": C.wake_up,
 }
@@ -35,7 +35,9 @@ def doppelganger(t: OneNightTable) -> Gen:
     for s in t.dealt_as("doppelganger"):
         yield from C.copy(t, s)
         if t.copied in AT_COPY:
-            yield from POWERS[t.copied](t, s)
+            act = POWERS[t.copied](t, s)
+            if act is not None:
+                yield from act
 
 
 def werewolves(t: OneNightTable) -> Gen:
@@ -44,33 +46,24 @@ def werewolves(t: OneNightTable) -> Gen:
         yield from C.peek(t, wolves[0])
 
 
-def dealt(role: str) -> Callable[[OneNightTable], Gen]:
-    """The step of a role that acts by the card dealt (its doppelganger copy acted at B)."""
-    power = POWERS[role]
-
-    def run(t: OneNightTable) -> Gen:
-        for s in t.dealt_as(role):
-            yield from power(t, s)
-    return run
-
-
-def doppel_insomniac(t: OneNightTable) -> Gen:
+def doppel_insomniac(t: OneNightTable) -> None:
     if t.copied == "insomniac":
         for s in t.dealt_as("doppelganger"):
-            yield from C.wake_up(t, s)
+            C.wake_up(t, s)
 
 
-# The night, steps B–J of 003 (A is "everyone closes their eyes", K is dawn).
+# The night, steps B–J of 003 (A is "everyone closes their eyes", K is dawn). A role that acts
+# by its power acts by the card dealt (its doppelganger copy acted at B).
 NIGHT_ORDER = (
     Step("B", "doppelganger", doppelganger),
     Step("C", "werewolf", werewolves),
-    Step("D", "minion", dealt("minion")),
+    Step("D", "minion", power=POWERS["minion"]),
     Step("E", "mason", C.masons_meet),
-    Step("F", "seer", dealt("seer")),
-    Step("G", "robber", dealt("robber")),
-    Step("H", "troublemaker", dealt("troublemaker")),
-    Step("I", "drunk", dealt("drunk")),
-    Step("J", "insomniac", dealt("insomniac")),
+    Step("F", "seer", power=POWERS["seer"]),
+    Step("G", "robber", power=POWERS["robber"]),
+    Step("H", "troublemaker", power=POWERS["troublemaker"]),
+    Step("I", "drunk", power=POWERS["drunk"]),
+    Step("J", "insomniac", power=POWERS["insomniac"]),
     # Called whenever the deck holds both cards, so nobody learns what was copied.
     Step("J", "doppelganger", doppel_insomniac, needs=("insomniac",), copied="insomniac"),
 )
