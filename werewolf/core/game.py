@@ -14,6 +14,7 @@ from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from werewolf import rulesets
 from werewolf.core.decisions import Decision, Move
 from werewolf.core.errors import IllegalMove
 from werewolf.core.events import Event
@@ -59,10 +60,8 @@ class Game:
     """One game. Ask ``pending()``, answer with ``answer()``, read ``events``."""
 
     def __init__(self, setup: Setup) -> None:
-        from werewolf.rulesets import get_ruleset
-
         self.setup = setup
-        self.rules = get_ruleset(setup.ruleset)
+        self.rules = rulesets.get_ruleset(setup.ruleset)
         self.table: Table = self.rules.new_table(setup)
         self.events: list[Event] = self.table.events
         self._answers: list[Answer] = []

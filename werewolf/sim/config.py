@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from werewolf.core.errors import SetupError
@@ -29,14 +30,18 @@ def _mix(z: int) -> int:
     return z ^ (z >> 31)
 
 
+# The run's seed and the stream numbers are the same for every game of a run: mixed once.
+_mix_constant = lru_cache(maxsize=64)(_mix)
+
+
 def game_seed(seed: int, i: int) -> int:
     """The seed of game ``i`` of a run seeded ``seed``: a pure function of both (63 bits)."""
-    return _mix(_mix(seed & _MASK) ^ (i & _MASK)) >> 1
+    return _mix(_mix_constant(seed & _MASK) ^ (i & _MASK)) >> 1
 
 
 def stream_seed(game: int, stream: int) -> int:
     """Independent seeds derived from a game's seed (the bots' random streams)."""
-    return _mix(game ^ _mix(stream)) >> 1
+    return _mix(game ^ _mix_constant(stream)) >> 1
 
 
 def team_key(role: str) -> str:
