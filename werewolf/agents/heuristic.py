@@ -78,8 +78,8 @@ class Board:
     """Public knowledge: public events and the channel's speech acts, nothing else."""
 
     __slots__ = ("n", "alive", "day", "night", "sheriff", "candidates", "claims", "reports", "accused",
-                 "vouched", "call", "exposed", "cleared", "votes_for", "pk", "killed", "version", "_suspicion",
-                 "_suspicion_version", "stamp", "_threats", "_threats_stamp")
+                 "vouched", "call", "exposed", "cleared", "votes_for", "pk", "killed", "version", "claims_version",
+                 "_suspicion", "_suspicion_version", "stamp", "_threats", "_threats_stamp")
 
     def __init__(self) -> None:
         self.n = 0
@@ -101,6 +101,9 @@ class Board:
         # Counts changes to the evidence suspicion is computed from (Mind.scores caches on it); the
         # turn of the clock, the sheriff, the living and the sheriff's call are no evidence.
         self.version = 0
+        # Counts changes to what a mind's trust in the claimed seers reads (Mind._seer_trust): the claims,
+        # the reports, the night's dead, the exposed and the cleared; accusations and votes are no part of it.
+        self.claims_version = 0
         self._suspicion: dict[tuple[tuple[tuple[int, float], ...], tuple[int, ...]], list[float]] = {}
         self._suspicion_version = 0
         self.stamp = 0  # counts every change to the board
@@ -115,6 +118,8 @@ class Board:
             self.stamp += 1
             if e.type in _EVIDENCE:
                 self.version += 1
+                if e.type in _CLAIMS_EVIDENCE:
+                    self.claims_version += 1
 
     def _start(self, d: dict[str, Any]) -> None:
         self.n = int(d["players"])
@@ -216,8 +221,10 @@ class Board:
         k = act.kind
         if k == "claim" and act.role:
             self.claims[act.seat] = act.role
+            self.claims_version += 1
         elif k == "check" and act.target is not None:
             self.reports.setdefault(act.seat, {})[act.target] = act.result or act.role or ""
+            self.claims_version += 1
         elif k == "accuse" and act.target is not None:
             self.accused.setdefault(act.target, set()).add(act.seat)
         elif k == "vouch" and act.target is not None:
@@ -239,6 +246,7 @@ _BOARD: dict[str, Callable[[Board, dict[str, Any]], None]] = {
 }
 # The public events that change what Mind.scores reads (the rest only move the clock, the living, the badge).
 _EVIDENCE = frozenset(("game_start", "day", "announce", "explode", "duel", "shoot", "reveal", "votes"))
+_CLAIMS_EVIDENCE = _EVIDENCE - {"day", "votes"}  # those of them that change what Board.claims_version counts
 
 
 def target_move(d: Decision, seat: int | None) -> Move:
@@ -259,7 +267,7 @@ class Mind:
     __slots__ = ("seat", "tie_rows", "board", "rng", "ruleset", "salt", "strict", "seen", "role", "dealt", "wolf",
                  "pack", "good", "checks", "reported", "victims", "victim", "victim_night", "claimed", "faker",
                  "fake_checks", "fake_day", "vouched", "bottom", "lover", "last_dream", "cards", "center_seen",
-                 "now_role", "robbed", "_cache", "_trust", "version")
+                 "now_role", "robbed", "_cache", "_trust", "_liars", "_trust_at", "version")
 
     def __init__(self, seat: int, board: Board, rng: random.Random, ruleset: str, salt: int,
                  strict: bool = False, tie_rows: dict[tuple[int, ...], list[float]] | None = None) -> None:
@@ -296,6 +304,8 @@ class Mind:
         self.robbed: dict[int, str] = {}  # the robber: whom I robbed, and the card I took
         self._cache: tuple[int, int, list[float]] | None = None
         self._trust: dict[int, float] = {}
+        self._liars: tuple[int, ...] = ()
+        self._trust_at: tuple[int, int] | None = None  # (board.claims_version, version) of _trust and _liars
         self.version = 0
 
     # -- private events ----------------------------------------------------------------
@@ -447,13 +457,17 @@ class Mind:
         c = self._cache
         if c is not None and c[0] == b.version and c[1] == self.version:
             return c[2]
-        self._trust = trust = self._seer_trust()
-        # two players claiming the same role of which there is one: at least one lies
-        mine = self.role
-        liars: tuple[int, ...] = ()
-        if not self.wolf and mine not in ("villager", "werewolf") and self.ruleset not in ONE_NIGHT:
-            liars = tuple(s for s, r in b.claims.items() if r == mine and s != self.seat)
-        sc = b.suspicion(trust, liars).copy()
+        at = (b.claims_version, self.version)
+        if self._trust_at != at:  # the day's accusations and votes leave the claims' credit as it was
+            self._trust_at = at
+            self._trust = self._seer_trust()
+            # two players claiming the same role of which there is one: at least one lies
+            mine = self.role
+            liars: tuple[int, ...] = ()
+            if not self.wolf and mine not in ("villager", "werewolf") and self.ruleset not in ONE_NIGHT:
+                liars = tuple(s for s, r in b.claims.items() if r == mine and s != self.seat)
+            self._liars = liars
+        sc = b.suspicion(self._trust, self._liars).copy()
         for s in self.victims:
             sc[s] -= 0.25
         for s in b.exposed:
