@@ -68,6 +68,9 @@ def _h(*xs: int) -> float:
     return (z * 0x85EBCA6B & 0xFFFFFFFF) / 4294967296.0
 
 
+_TWO_TO_MINUS_32 = 2.0 ** -32  # multiplying by it is dividing by 2**32, exactly, and a little cheaper
+
+
 @cache
 def _seat_mix(n: int) -> tuple[int, ...]:
     """Each seat's part of its tie-break (``Mind.ties``), seats 0 to n, cut to the 32 bits that count."""
@@ -79,7 +82,7 @@ class Board:
 
     __slots__ = ("n", "alive", "day", "night", "sheriff", "candidates", "claims", "reports", "accused",
                  "vouched", "call", "exposed", "cleared", "votes_for", "pk", "killed", "version", "claims_version",
-                 "_suspicion", "_suspicion_version", "stamp", "_threats", "_threats_stamp")
+                 "_seers", "_suspicion", "_suspicion_version", "stamp", "_threats", "_threats_stamp")
 
     def __init__(self) -> None:
         self.n = 0
@@ -104,6 +107,7 @@ class Board:
         # Counts changes to what a mind's trust in the claimed seers reads (Mind._seer_trust): the claims,
         # the reports, the night's dead, the exposed and the cleared; accusations and votes are no part of it.
         self.claims_version = 0
+        self._seers: tuple[int, tuple[int, ...], tuple[int, ...]] = (-1, (), ())
         self._suspicion: dict[tuple[tuple[tuple[int, float], ...], tuple[int, ...]], list[float]] = {}
         self._suspicion_version = 0
         self.stamp = 0  # counts every change to the board
@@ -206,7 +210,11 @@ class Board:
         # who voted against a player shown good or a trusted seer, or for one shown to be a wolf
         votes_for = self.votes_for
         if votes_for:
-            for target in self.cleared.union(s for s, t in trust.items() if t >= 0.8):
+            shown_good = self.cleared.copy()
+            for s, t in trust.items():
+                if t >= 0.8:
+                    shown_good.add(s)
+            for target in shown_good:
                 for voter in votes_for.get(target, ()):
                     sc[voter] += 0.1
             for target in self.exposed:
@@ -214,6 +222,15 @@ class Board:
                     sc[voter] -= 0.05
         self._suspicion[key] = sc
         return sc
+
+    def seer_claims(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """(the seats that claim to be the seer, those of them who died in a night), in the order of the
+        claims; kept until the claims or the night's dead change (every mind's trust starts from them)."""
+        if self._seers[0] != self.claims_version:
+            seers = tuple(c for c, r in self.claims.items() if r == "seer")
+            # The wolves kill the seer they know to be real: a claimant who died in the night was most likely it.
+            self._seers = (self.claims_version, seers, tuple(c for c in seers if c in self.killed))
+        return self._seers[1], self._seers[2]
 
     # -- speech acts -------------------------------------------------------------------
     def hear(self, act: Act) -> None:
@@ -418,13 +435,15 @@ class Mind:
 
     def _seer_trust(self) -> dict[int, float]:
         b = self.board
-        seers = [c for c, r in b.claims.items() if r == "seer" and c != self.seat]
+        me = self.seat
+        seers, night_dead = b.seer_claims()
+        if me in seers:
+            seers = tuple(c for c in seers if c != me)
+            night_dead = tuple(c for c in night_dead if c != me)
         out: dict[int, float] = {}
         if not seers:
             return out
         i_am_seer = self.role == "seer" and not self.wolf
-        # The wolves kill the seer they know to be real: a claimant who died in the night was most likely it.
-        night_dead = [c for c in seers if c in b.killed]
         pack, good, victims, exposed, cleared = self.pack, self.good, self.victims, b.exposed, b.cleared
         for c in seers:
             if i_am_seer or c in pack or c in exposed:
@@ -488,7 +507,7 @@ class Mind:
         row = self.tie_rows.get(key)
         if row is None:
             base = int(_h(self.salt, *key) * 4294967296.0)
-            row = self.tie_rows[key] = [((base ^ m) * 0x85EBCA6B & 0xFFFFFFFF) / 4294967296.0
+            row = self.tie_rows[key] = [((base ^ m) * 0x85EBCA6B & 0xFFFFFFFF) * _TWO_TO_MINUS_32
                                         for m in _seat_mix(self.board.n)]
         return row
 
@@ -536,8 +555,10 @@ class Mind:
                 continue
             if claim == "seer":
                 t[s] += 3.0
-                if any(r in WOLFISH and x in pack for x, r in reports.get(s, {}).items()):
-                    t[s] += 1.5
+                for x, r in reports.get(s, {}).items():
+                    if r in WOLFISH and x in pack:  # it named one of us
+                        t[s] += 1.5
+                        break
             elif claim in VALUABLE:
                 t[s] += 2.0
             elif claim == "hunter":
@@ -796,9 +817,10 @@ class Mind:
         trust = self._trust
         # Two seers claim and nothing tells them apart yet: exile neither. The wolves will kill the real
         # one in the night, and that tells them apart (see _seer_trust).
-        disputed = {c for c, t in trust.items() if 0.3 < t < 0.8 and c in b.alive}
-        if len(disputed) >= 2:
-            seats = [s for s in seats if s not in disputed or sc[s] >= 0.75] or seats
+        if len(trust) >= 2:
+            disputed = {c for c, t in trust.items() if 0.3 < t < 0.8 and c in b.alive}
+            if len(disputed) >= 2:
+                seats = [s for s in seats if s not in disputed or sc[s] >= 0.75] or seats
         # follow the sheriff's call when the sheriff is above suspicion (not one of two rival seers)
         sheriff = b.sheriff
         call = b.call if sheriff is not None and sheriff != self.seat and sc[sheriff] <= 0.3 and (
@@ -806,6 +828,12 @@ class Mind:
         tie = self.ties(3, b.day)
         accused = b.accused
         best, best_key = None, -9.0
+        if call is None and not accused:  # the usual case, and the same sums as below without their zero terms
+            for s in seats:
+                k = sc[s] + 0.001 * tie[s]
+                if k > best_key:
+                    best, best_key = s, k
+            return best
         for s in seats:
             # sc + (0.3 if called) + 0.03 a accusation + 0.001 tie, summed in that order; a zero term is skipped
             k = sc[s]
@@ -1019,9 +1047,11 @@ class Mind:
             else:
                 if b.accused.get(me) or me in b.pk:
                     say(Act(me, "defend", phase=phase))
-                c = self.consensus([s for s in b.alive if s not in pack])
-                real = [s for s, r in b.claims.items() if r == "seer" and s not in pack and s in b.alive]
-                target = real[0] if real else c
+                target = self.consensus(list(filterfalse(pack.__contains__, b.alive)))
+                for seer in b.seer_claims()[0]:  # the real seer, as far as the pack can tell, before anyone else
+                    if seer not in pack and seer in b.alive:
+                        target = seer
+                        break
                 if target is not None:
                     say(Act(self.seat, "accuse", target, phase=phase))
             if b.sheriff == me and part == "discussion":
@@ -1268,5 +1298,11 @@ class HeuristicAgent(Agent):
 
     def value(self, game: Game, decision: Decision) -> Any:
         """The engine value of this bot's answer, unchecked (for trusted, fast loops)."""
-        move = self.choose(game, decision.seat, decision)
+        if decision.act == "speak" or self.ruleset is None:
+            move = self.choose(game, decision.seat, decision)
+        else:  # choose's path, one call shorter: it runs once per decision of every simulated game
+            if self.cursor < len(game.events):
+                self.sync(game)
+            m = self.minds.get(decision.seat) or self._new_mind(decision.seat)
+            move = m.decide(decision)
         return decision.default_value() if move is None else decision.value(move)
