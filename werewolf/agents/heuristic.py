@@ -98,7 +98,7 @@ class Board:
 
     __slots__ = ("n", "alive", "day", "night", "sheriff", "candidates", "claims", "reports", "accused",
                  "vouched", "call", "exposed", "cleared", "votes_for", "pk", "killed", "version", "claims_version",
-                 "_seers", "_suspicion", "_suspicion_version", "stamp", "_threats", "_threats_stamp")
+                 "_seers", "_table_night", "_suspicion", "_suspicion_version", "stamp", "_threats", "_threats_stamp")
 
     def __init__(self) -> None:
         self.n = 0
@@ -124,6 +124,7 @@ class Board:
         # the reports, the night's dead, the exposed and the cleared; accusations and votes are no part of it.
         self.claims_version = 0
         self._seers: tuple[int, tuple[int, ...], tuple[int, ...]] = (-1, (), ())
+        self._table_night: tuple[int, list[float]] = (-1, [])
         self._suspicion: dict[tuple[tuple[tuple[int, float], ...], tuple[int, ...]], list[float]] = {}
         self._suspicion_version = 0
         self.stamp = 0  # counts every change to the board
@@ -247,6 +248,38 @@ class Board:
             # The wolves kill the seer they know to be real: a claimant who died in the night was most likely it.
             self._seers = (self.claims_version, seers, tuple(c for c in seers if c in self.killed))
         return self._seers[1], self._seers[2]
+
+    def night_suspicion(self, me: int) -> list[float]:
+        """One-night: what the table said against each seat (index = seat), as seat ``me`` weighs it:
+        nothing about ``me`` itself (its score stays 0.3), nothing from its own reports."""
+        n = self.n
+        sc = [0.3] * (n + 1)
+        counts: dict[str, int] = {}
+        for r in self.claims.values():
+            counts[r] = counts.get(r, 0) + 1
+        for s, r in self.claims.items():
+            if s != me and 0 < s <= n:
+                if r == "werewolf":
+                    sc[s] += 0.15  # a confession is often a tanner's or a minion's trick
+                elif counts[r] > 1 and r not in ("villager", "werewolf", "mason"):
+                    sc[s] += 0.35  # two claim a role the box holds once: one lies
+        for c, reps in self.reports.items():
+            if c == me:
+                continue
+            for target, seen in reps.items():
+                if target != me and 0 < target <= n:
+                    sc[target] += 0.55 if seen == "werewolf" else -0.2
+        for target, accusers in self.accused.items():
+            if target != me and 0 < target <= n:
+                sc[target] += 0.1 * len(accusers)
+        return sc
+
+    def table_night_suspicion(self) -> list[float]:
+        """``night_suspicion`` for a listener with no seat (seat 0), shared until the evidence changes: a
+        seat that reported nothing differs from it only in its own score."""
+        if self._table_night[0] != self.version:
+            self._table_night = (self.version, self.night_suspicion(0))
+        return self._table_night[1]
 
     # -- speech acts -------------------------------------------------------------------
     def hear(self, act: Act) -> None:
@@ -969,25 +1002,11 @@ class Mind:
         """One-night: how likely each other seat holds a werewolf card now (index = seat; mine stays 0.3)."""
         b = self.board
         n, me = b.n, self.seat
-        sc = [0.3] * (n + 1)
-        counts: dict[str, int] = {}
-        for r in b.claims.values():
-            counts[r] = counts.get(r, 0) + 1
-        for s, r in b.claims.items():
-            if s != me and 0 < s <= n:
-                if r == "werewolf":
-                    sc[s] += 0.15  # a confession is often a tanner's or a minion's trick
-                elif counts[r] > 1 and r not in ("villager", "werewolf", "mason"):
-                    sc[s] += 0.35  # two claim a role the box holds once: one lies
-        for c, reps in b.reports.items():
-            if c == me:
-                continue
-            for target, seen in reps.items():
-                if target != me and 0 < target <= n:
-                    sc[target] += 0.55 if seen == "werewolf" else -0.2
-        for target, accusers in b.accused.items():
-            if target != me and 0 < target <= n:
-                sc[target] += 0.1 * len(accusers)
+        if me in b.reports:
+            sc = b.night_suspicion(me)
+        else:  # what the table said, as anyone who reported nothing hears it; about me, nothing counts
+            sc = b.table_night_suspicion().copy()
+            sc[me] = 0.3
         # what I know for sure, the later the surer: the cards I saw, then where the robber's card went,
         # then the wolves and the good players I know
         for s, seen in self.cards.items():
