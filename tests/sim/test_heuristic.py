@@ -137,6 +137,8 @@ def fresh(mind: Mind) -> tuple[list[float], dict[int, float], list[float]]:
     """A mind's suspicion, trust and (for a wolf) threat row computed anew, every cache dropped."""
     mind._cache = None
     mind._trust_at = None
+    mind.board._seers = (-1, (), ())
+    mind.board._listener = (-1, {})
     mind.board._suspicion.clear()
     mind.board._threats.clear()
     sc = mind.scores()

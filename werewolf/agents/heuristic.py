@@ -98,7 +98,8 @@ class Board:
 
     __slots__ = ("n", "alive", "day", "night", "sheriff", "candidates", "claims", "reports", "accused",
                  "vouched", "call", "exposed", "cleared", "votes_for", "pk", "killed", "version", "claims_version",
-                 "_seers", "_table_night", "_suspicion", "_suspicion_version", "stamp", "_threats", "_threats_stamp")
+                 "_seers", "_listener", "_table_night", "_suspicion", "_suspicion_version", "stamp", "_threats",
+                 "_threats_stamp")
 
     def __init__(self) -> None:
         self.n = 0
@@ -125,6 +126,7 @@ class Board:
         self.claims_version = 0
         self._seers: tuple[int, tuple[int, ...], tuple[int, ...]] = (-1, (), ())
         self._table_night: tuple[int, list[float]] = (-1, [])
+        self._listener: tuple[int, dict[int, float]] = (-1, {})
         self._suspicion: dict[tuple[tuple[tuple[int, float], ...], tuple[int, ...]], list[float]] = {}
         self._suspicion_version = 0
         self.stamp = 0  # counts every change to the board
@@ -249,6 +251,13 @@ class Board:
             self._seers = (self.claims_version, seers, tuple(c for c in seers if c in self.killed))
         return self._seers[1], self._seers[2]
 
+    def listener_trust(self) -> dict[int, float]:
+        """``seer_trust`` for one who knows nothing of anyone (shared until the claims change)."""
+        if self._listener[0] != self.claims_version:
+            seers, night_dead = self.seer_claims()
+            self._listener = (self.claims_version, seer_trust(self, seers, night_dead, False, set(), set(), set()))
+        return self._listener[1]
+
     def night_suspicion(self, me: int) -> list[float]:
         """One-night: what the table said against each seat (index = seat), as seat ``me`` weighs it:
         nothing about ``me`` itself (its score stays 0.3), nothing from its own reports."""
@@ -313,6 +322,39 @@ _BOARD: dict[str, Callable[[Board, dict[str, Any]], None]] = {
 # The public events that change what Mind.scores reads (the rest only move the clock, the living, the badge).
 _EVIDENCE = frozenset(("game_start", "day", "announce", "explode", "duel", "shoot", "reveal", "votes"))
 _CLAIMS_EVIDENCE = _EVIDENCE - {"day", "votes"}  # those of them that change what Board.claims_version counts
+
+
+def seer_trust(b: Board, seers: tuple[int, ...], night_dead: tuple[int, ...], i_am_seer: bool,
+               pack: set[int], good: set[int], victims: set[int]) -> dict[int, float]:
+    """How far one who knows ``pack`` (wolves), ``good`` and ``victims`` (the wolves' targets: good as far as
+    the witch can tell) believes each of ``seers``, the others who claim to be the seer (0: a liar, 1: the
+    seer); ``night_dead``: those of them killed in a night (the wolves kill the seer they know to be real)."""
+    out: dict[int, float] = {}
+    if not seers:
+        return out
+    exposed, cleared, reports = b.exposed, b.cleared, b.reports
+    for c in seers:
+        if i_am_seer or c in pack or c in exposed:
+            out[c] = 0.0  # a second seer lies; so does a wolf
+            continue
+        if night_dead:
+            t = 0.9 if c in night_dead else 0.15
+        else:
+            t = 0.85 if len(seers) == 1 else 0.5
+        for target, result in reports.get(c, {}).items():
+            # what I know for sure of the target: a wolf, or good; else the report proves nothing
+            if target in pack or target in exposed:
+                known = True
+            elif target in good or target in cleared or target in victims:
+                known = False
+            else:
+                continue
+            if (result in WOLFISH) != known:
+                t = 0.0
+                break
+            t = min(1.0, t + 0.15)
+        out[c] = t
+    return out
 
 
 def target_move(d: Decision, seat: int | None) -> Move:
@@ -486,37 +528,24 @@ class Mind:
         b = self.board
         me = self.seat
         seers, night_dead = b.seer_claims()
+        if not seers:
+            return {}
+        good = self.good
+        if not self.wolf and not self.pack and not self.victims and len(good) == 1 and me in good \
+                and self.role != "seer" and me not in seers:
+            # A good player who knows no one but itself, of whom no claimant said a word, trusts as anyone
+            # at the table would.
+            reports = b.reports
+            for c in seers:
+                if me in reports.get(c, ()):
+                    break
+            else:
+                return b.listener_trust()
         if me in seers:
             seers = tuple(c for c in seers if c != me)
             night_dead = tuple(c for c in night_dead if c != me)
-        out: dict[int, float] = {}
-        if not seers:
-            return out
-        i_am_seer = self.role == "seer" and not self.wolf
-        pack, good, victims, exposed, cleared = self.pack, self.good, self.victims, b.exposed, b.cleared
-        for c in seers:
-            if i_am_seer or c in pack or c in exposed:
-                out[c] = 0.0  # a second seer lies; so does a wolf
-                continue
-            if night_dead:
-                t = 0.9 if c in night_dead else 0.15
-            else:
-                t = 0.85 if len(seers) == 1 else 0.5
-            for target, result in b.reports.get(c, {}).items():
-                # what I know for sure of the target: a wolf, or good (the wolves' victims, as the witch
-                # sees them, are good as far as she can tell); else the report proves nothing
-                if target in pack or target in exposed:
-                    known = True
-                elif target in good or target in cleared or target in victims:
-                    known = False
-                else:
-                    continue
-                if (result in WOLFISH) != known:
-                    t = 0.0
-                    break
-                t = min(1.0, t + 0.15)
-            out[c] = t
-        return out
+        return seer_trust(b, seers, night_dead, self.role == "seer" and not self.wolf, self.pack, good,
+                          self.victims)
 
     def scores(self) -> list[float]:
         """My suspicion of each seat (index = seat): about 0 (good) to 1 (a wolf) as estimated;
