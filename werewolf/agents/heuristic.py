@@ -561,7 +561,8 @@ class Mind:
             # two players claiming the same role of which there is one: at least one lies
             mine = self.role
             liars: tuple[int, ...] = ()
-            if not self.wolf and mine not in ("villager", "werewolf") and self.ruleset not in ONE_NIGHT:
+            if not self.wolf and mine not in ("villager", "werewolf") and self.ruleset not in ONE_NIGHT \
+                    and mine in b.claims.values():
                 liars = tuple(s for s, r in b.claims.items() if r == mine and s != self.seat)
             self._liars = liars
         sc = b.suspicion(self._trust, self._liars).copy()
