@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from werewolf.agents.heuristic import HeuristicAgent, Mind
+from werewolf.agents.heuristic import HeuristicAgent, Mind, tie_row
 from werewolf.agents.speech import KINDS, Act, Channel, messages, render
 from werewolf.core.game import Game, Setup
 from werewolf.core.views import visible_events
@@ -136,6 +136,9 @@ def test_a_mind_holds_no_game() -> None:
 def fresh(mind: Mind) -> tuple[list[float], dict[int, float], list[float]]:
     """A mind's suspicion, trust and (for a wolf) threat row computed anew, every cache dropped."""
     mind._cache = None
+    mind._trust_at = None
+    mind.board._seers = (-1, (), ())
+    mind.board._listener = (-1, {})
     mind.board._suspicion.clear()
     mind.board._threats.clear()
     sc = mind.scores()
@@ -162,3 +165,13 @@ def test_cached_suspicion_is_what_a_fresh_look_gives(setup: Setup) -> None:
                 move = agent.choose(game, d.seat, d)
                 game.decline(d) if move is None else game.answer(d.seat, move)
         assert checked > 100
+
+
+def test_tie_rows_are_the_plain_formula() -> None:
+    # tie_row multiplies every seat's lane at once; each value must be what the formula gives seat by seat
+    rng = random.Random(7)
+    for n in (3, 5, 9, 12, 18, 25):
+        for base in [0, 0xFFFFFFFF] + [rng.getrandbits(32) for _ in range(200)]:
+            plain = [((base ^ (s * 0x9E3779B1 & 0xFFFFFFFF)) * 0x85EBCA6B & 0xFFFFFFFF) / 4294967296.0
+                     for s in range(n + 1)]
+            assert tie_row(base, n) == plain, (n, base)

@@ -37,6 +37,7 @@ Speech acts (``werewolf.agents.speech``) are said at the seat's speaking turns
 from __future__ import annotations
 
 import random
+import sys
 from collections.abc import Callable, Iterable
 from functools import cache
 from itertools import filterfalse
@@ -59,27 +60,46 @@ KNOWN_WOLF, KNOWN_GOOD = 2.0, -1.0  # suspicion of what a mind knows for sure, a
 VALUABLE = ("seer", "witch", "guard", "knight", "magician", "dreamcatcher")  # the wolves' favourite victims
 
 
-def _h(*xs: int) -> float:
-    """A fixed pseudo-random number in [0, 1) from integers: tie-breaks every mind computes alike."""
+def _hash32(*xs: int) -> int:
+    """A fixed pseudo-random 32-bit number from integers: the seed of a row of tie-breaks."""
     z = 0x345678
     for x in xs:
         z = ((z ^ (x & 0xFFFFFFFF)) * 0x9E3779B1 + 0x7F4A7C15) & 0xFFFFFFFF
         z ^= z >> 15
-    return (z * 0x85EBCA6B & 0xFFFFFFFF) / 4294967296.0
+    return z * 0x85EBCA6B & 0xFFFFFFFF
+
+
+_TWO_TO_MINUS_32 = 2.0 ** -32  # multiplying by it is dividing by 2**32, exactly, and a little cheaper
+_LOW_HALF = 0 if sys.byteorder == "little" else 1  # where the low 32 bits of a 64-bit lane sit in memory
 
 
 @cache
-def _seat_mix(n: int) -> tuple[int, ...]:
-    """Each seat's part of its tie-break (``Mind.ties``), seats 0 to n, cut to the 32 bits that count."""
-    return tuple(s * 0x9E3779B1 & 0xFFFFFFFF for s in range(n + 1))
+def _seat_lanes(n: int) -> tuple[int, int]:
+    """Seats 0 to n as 64-bit lanes of one integer: (a 1 in each lane, each seat's mix in its lane)."""
+    return (sum(1 << 64 * s for s in range(n + 1)),
+            sum((s * 0x9E3779B1 & 0xFFFFFFFF) << 64 * s for s in range(n + 1)))
+
+
+def tie_row(base: int, n: int) -> list[float]:
+    """Each seat's tie-break for ``base``: ((base ^ mix(s)) * 0x85EBCA6B mod 2**32) / 2**32, seats 0 to n,
+    with mix(s) = s * 0x9E3779B1 mod 2**32.
+
+    The n + 1 products come from one multiplication of an integer holding a 64-bit lane per seat
+    (a lane's product is under 2**64, so none spills into the next), whose lanes' low 32 bits are
+    read back through a memoryview: a few operations on one big integer instead of four per seat."""
+    ones, mixes = _seat_lanes(n)
+    product = ((base * ones) ^ mixes) * 0x85EBCA6B
+    low = memoryview(product.to_bytes(8 * (n + 1), sys.byteorder)).cast("I")[_LOW_HALF::2]
+    return [v * _TWO_TO_MINUS_32 for v in low]
 
 
 class Board:
     """Public knowledge: public events and the channel's speech acts, nothing else."""
 
     __slots__ = ("n", "alive", "day", "night", "sheriff", "candidates", "claims", "reports", "accused",
-                 "vouched", "call", "exposed", "cleared", "votes_for", "pk", "killed", "version", "_suspicion",
-                 "_suspicion_version", "stamp", "_threats", "_threats_stamp")
+                 "vouched", "call", "exposed", "cleared", "votes_for", "pk", "killed", "version", "claims_version",
+                 "_seers", "_listener", "_table_night", "_suspicion", "_suspicion_version", "stamp", "_threats",
+                 "_threats_stamp")
 
     def __init__(self) -> None:
         self.n = 0
@@ -101,6 +121,12 @@ class Board:
         # Counts changes to the evidence suspicion is computed from (Mind.scores caches on it); the
         # turn of the clock, the sheriff, the living and the sheriff's call are no evidence.
         self.version = 0
+        # Counts changes to what a mind's trust in the claimed seers reads (Mind._seer_trust): the claims,
+        # the reports, the night's dead, the exposed and the cleared; accusations and votes are no part of it.
+        self.claims_version = 0
+        self._seers: tuple[int, tuple[int, ...], tuple[int, ...]] = (-1, (), ())
+        self._table_night: tuple[int, list[float]] = (-1, [])
+        self._listener: tuple[int, dict[int, float]] = (-1, {})
         self._suspicion: dict[tuple[tuple[tuple[int, float], ...], tuple[int, ...]], list[float]] = {}
         self._suspicion_version = 0
         self.stamp = 0  # counts every change to the board
@@ -115,6 +141,8 @@ class Board:
             self.stamp += 1
             if e.type in _EVIDENCE:
                 self.version += 1
+                if e.type in _CLAIMS_EVIDENCE:
+                    self.claims_version += 1
 
     def _start(self, d: dict[str, Any]) -> None:
         self.n = int(d["players"])
@@ -201,7 +229,11 @@ class Board:
         # who voted against a player shown good or a trusted seer, or for one shown to be a wolf
         votes_for = self.votes_for
         if votes_for:
-            for target in self.cleared.union(s for s, t in trust.items() if t >= 0.8):
+            shown_good = self.cleared.copy()
+            for s, t in trust.items():
+                if t >= 0.8:
+                    shown_good.add(s)
+            for target in shown_good:
                 for voter in votes_for.get(target, ()):
                     sc[voter] += 0.1
             for target in self.exposed:
@@ -210,14 +242,64 @@ class Board:
         self._suspicion[key] = sc
         return sc
 
+    def seer_claims(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """(the seats that claim to be the seer, those of them who died in a night), in the order of the
+        claims; kept until the claims or the night's dead change (every mind's trust starts from them)."""
+        if self._seers[0] != self.claims_version:
+            seers = tuple(c for c, r in self.claims.items() if r == "seer")
+            # The wolves kill the seer they know to be real: a claimant who died in the night was most likely it.
+            self._seers = (self.claims_version, seers, tuple(c for c in seers if c in self.killed))
+        return self._seers[1], self._seers[2]
+
+    def listener_trust(self) -> dict[int, float]:
+        """``seer_trust`` for one who knows nothing of anyone (shared until the claims change)."""
+        if self._listener[0] != self.claims_version:
+            seers, night_dead = self.seer_claims()
+            self._listener = (self.claims_version, seer_trust(self, seers, night_dead, False, set(), set(), set()))
+        return self._listener[1]
+
+    def night_suspicion(self, me: int) -> list[float]:
+        """One-night: what the table said against each seat (index = seat), as seat ``me`` weighs it:
+        nothing about ``me`` itself (its score stays 0.3), nothing from its own reports."""
+        n = self.n
+        sc = [0.3] * (n + 1)
+        counts: dict[str, int] = {}
+        for r in self.claims.values():
+            counts[r] = counts.get(r, 0) + 1
+        for s, r in self.claims.items():
+            if s != me and 0 < s <= n:
+                if r == "werewolf":
+                    sc[s] += 0.15  # a confession is often a tanner's or a minion's trick
+                elif counts[r] > 1 and r not in ("villager", "werewolf", "mason"):
+                    sc[s] += 0.35  # two claim a role the box holds once: one lies
+        for c, reps in self.reports.items():
+            if c == me:
+                continue
+            for target, seen in reps.items():
+                if target != me and 0 < target <= n:
+                    sc[target] += 0.55 if seen == "werewolf" else -0.2
+        for target, accusers in self.accused.items():
+            if target != me and 0 < target <= n:
+                sc[target] += 0.1 * len(accusers)
+        return sc
+
+    def table_night_suspicion(self) -> list[float]:
+        """``night_suspicion`` for a listener with no seat (seat 0), shared until the evidence changes: a
+        seat that reported nothing differs from it only in its own score."""
+        if self._table_night[0] != self.version:
+            self._table_night = (self.version, self.night_suspicion(0))
+        return self._table_night[1]
+
     # -- speech acts -------------------------------------------------------------------
     def hear(self, act: Act) -> None:
         self.stamp += 1
         k = act.kind
         if k == "claim" and act.role:
             self.claims[act.seat] = act.role
+            self.claims_version += 1
         elif k == "check" and act.target is not None:
             self.reports.setdefault(act.seat, {})[act.target] = act.result or act.role or ""
+            self.claims_version += 1
         elif k == "accuse" and act.target is not None:
             self.accused.setdefault(act.target, set()).add(act.seat)
         elif k == "vouch" and act.target is not None:
@@ -239,6 +321,40 @@ _BOARD: dict[str, Callable[[Board, dict[str, Any]], None]] = {
 }
 # The public events that change what Mind.scores reads (the rest only move the clock, the living, the badge).
 _EVIDENCE = frozenset(("game_start", "day", "announce", "explode", "duel", "shoot", "reveal", "votes"))
+_CLAIMS_EVIDENCE = _EVIDENCE - {"day", "votes"}  # those of them that change what Board.claims_version counts
+
+
+def seer_trust(b: Board, seers: tuple[int, ...], night_dead: tuple[int, ...], i_am_seer: bool,
+               pack: set[int], good: set[int], victims: set[int]) -> dict[int, float]:
+    """How far one who knows ``pack`` (wolves), ``good`` and ``victims`` (the wolves' targets: good as far as
+    the witch can tell) believes each of ``seers``, the others who claim to be the seer (0: a liar, 1: the
+    seer); ``night_dead``: those of them killed in a night (the wolves kill the seer they know to be real)."""
+    out: dict[int, float] = {}
+    if not seers:
+        return out
+    exposed, cleared, reports = b.exposed, b.cleared, b.reports
+    for c in seers:
+        if i_am_seer or c in pack or c in exposed:
+            out[c] = 0.0  # a second seer lies; so does a wolf
+            continue
+        if night_dead:
+            t = 0.9 if c in night_dead else 0.15
+        else:
+            t = 0.85 if len(seers) == 1 else 0.5
+        for target, result in reports.get(c, {}).items():
+            # what I know for sure of the target: a wolf, or good; else the report proves nothing
+            if target in pack or target in exposed:
+                known = True
+            elif target in good or target in cleared or target in victims:
+                known = False
+            else:
+                continue
+            if (result in WOLFISH) != known:
+                t = 0.0
+                break
+            t = min(1.0, t + 0.15)
+        out[c] = t
+    return out
 
 
 def target_move(d: Decision, seat: int | None) -> Move:
@@ -259,7 +375,7 @@ class Mind:
     __slots__ = ("seat", "tie_rows", "board", "rng", "ruleset", "salt", "strict", "seen", "role", "dealt", "wolf",
                  "pack", "good", "checks", "reported", "victims", "victim", "victim_night", "claimed", "faker",
                  "fake_checks", "fake_day", "vouched", "bottom", "lover", "last_dream", "cards", "center_seen",
-                 "now_role", "robbed", "_cache", "_trust", "version")
+                 "now_role", "robbed", "_cache", "_trust", "_liars", "_trust_at", "version")
 
     def __init__(self, seat: int, board: Board, rng: random.Random, ruleset: str, salt: int,
                  strict: bool = False, tie_rows: dict[tuple[int, ...], list[float]] | None = None) -> None:
@@ -296,6 +412,8 @@ class Mind:
         self.robbed: dict[int, str] = {}  # the robber: whom I robbed, and the card I took
         self._cache: tuple[int, int, list[float]] | None = None
         self._trust: dict[int, float] = {}
+        self._liars: tuple[int, ...] = ()
+        self._trust_at: tuple[int, int] | None = None  # (board.claims_version, version) of _trust and _liars
         self.version = 0
 
     # -- private events ----------------------------------------------------------------
@@ -408,37 +526,26 @@ class Mind:
 
     def _seer_trust(self) -> dict[int, float]:
         b = self.board
-        seers = [c for c, r in b.claims.items() if r == "seer" and c != self.seat]
-        out: dict[int, float] = {}
+        me = self.seat
+        seers, night_dead = b.seer_claims()
         if not seers:
-            return out
-        i_am_seer = self.role == "seer" and not self.wolf
-        # The wolves kill the seer they know to be real: a claimant who died in the night was most likely it.
-        night_dead = [c for c in seers if c in b.killed]
-        pack, good, victims, exposed, cleared = self.pack, self.good, self.victims, b.exposed, b.cleared
-        for c in seers:
-            if i_am_seer or c in pack or c in exposed:
-                out[c] = 0.0  # a second seer lies; so does a wolf
-                continue
-            if night_dead:
-                t = 0.9 if c in night_dead else 0.15
-            else:
-                t = 0.85 if len(seers) == 1 else 0.5
-            for target, result in b.reports.get(c, {}).items():
-                # what I know for sure of the target: a wolf, or good (the wolves' victims, as the witch
-                # sees them, are good as far as she can tell); else the report proves nothing
-                if target in pack or target in exposed:
-                    known = True
-                elif target in good or target in cleared or target in victims:
-                    known = False
-                else:
-                    continue
-                if (result in WOLFISH) != known:
-                    t = 0.0
+            return {}
+        good = self.good
+        if not self.wolf and not self.pack and not self.victims and len(good) == 1 and me in good \
+                and self.role != "seer" and me not in seers:
+            # A good player who knows no one but itself, of whom no claimant said a word, trusts as anyone
+            # at the table would.
+            reports = b.reports
+            for c in seers:
+                if me in reports.get(c, ()):
                     break
-                t = min(1.0, t + 0.15)
-            out[c] = t
-        return out
+            else:
+                return b.listener_trust()
+        if me in seers:
+            seers = tuple(c for c in seers if c != me)
+            night_dead = tuple(c for c in night_dead if c != me)
+        return seer_trust(b, seers, night_dead, self.role == "seer" and not self.wolf, self.pack, good,
+                          self.victims)
 
     def scores(self) -> list[float]:
         """My suspicion of each seat (index = seat): about 0 (good) to 1 (a wolf) as estimated;
@@ -447,13 +554,18 @@ class Mind:
         c = self._cache
         if c is not None and c[0] == b.version and c[1] == self.version:
             return c[2]
-        self._trust = trust = self._seer_trust()
-        # two players claiming the same role of which there is one: at least one lies
-        mine = self.role
-        liars: tuple[int, ...] = ()
-        if not self.wolf and mine not in ("villager", "werewolf") and self.ruleset not in ONE_NIGHT:
-            liars = tuple(s for s, r in b.claims.items() if r == mine and s != self.seat)
-        sc = b.suspicion(trust, liars).copy()
+        at = (b.claims_version, self.version)
+        if self._trust_at != at:  # the day's accusations and votes leave the claims' credit as it was
+            self._trust_at = at
+            self._trust = self._seer_trust()
+            # two players claiming the same role of which there is one: at least one lies
+            mine = self.role
+            liars: tuple[int, ...] = ()
+            if not self.wolf and mine not in ("villager", "werewolf") and self.ruleset not in ONE_NIGHT \
+                    and mine in b.claims.values():
+                liars = tuple(s for s, r in b.claims.items() if r == mine and s != self.seat)
+            self._liars = liars
+        sc = b.suspicion(self._trust, self._liars).copy()
         for s in self.victims:
             sc[s] -= 0.25
         for s in b.exposed:
@@ -473,9 +585,7 @@ class Mind:
         """Fixed pseudo-random tie-breaks per seat for ``key``: the same for every mind of the agent."""
         row = self.tie_rows.get(key)
         if row is None:
-            base = int(_h(self.salt, *key) * 4294967296.0)
-            row = self.tie_rows[key] = [((base ^ m) * 0x85EBCA6B & 0xFFFFFFFF) / 4294967296.0
-                                        for m in _seat_mix(self.board.n)]
+            row = self.tie_rows[key] = tie_row(_hash32(self.salt, *key), self.board.n)
         return row
 
     def most_suspect(self, seats: Iterable[int], day_salt: int = 0) -> int | None:
@@ -522,8 +632,10 @@ class Mind:
                 continue
             if claim == "seer":
                 t[s] += 3.0
-                if any(r in WOLFISH and x in pack for x, r in reports.get(s, {}).items()):
-                    t[s] += 1.5
+                for x, r in reports.get(s, {}).items():
+                    if r in WOLFISH and x in pack:  # it named one of us
+                        t[s] += 1.5
+                        break
             elif claim in VALUABLE:
                 t[s] += 2.0
             elif claim == "hunter":
@@ -782,9 +894,10 @@ class Mind:
         trust = self._trust
         # Two seers claim and nothing tells them apart yet: exile neither. The wolves will kill the real
         # one in the night, and that tells them apart (see _seer_trust).
-        disputed = {c for c, t in trust.items() if 0.3 < t < 0.8 and c in b.alive}
-        if len(disputed) >= 2:
-            seats = [s for s in seats if s not in disputed or sc[s] >= 0.75] or seats
+        if len(trust) >= 2:
+            disputed = {c for c, t in trust.items() if 0.3 < t < 0.8 and c in b.alive}
+            if len(disputed) >= 2:
+                seats = [s for s in seats if s not in disputed or sc[s] >= 0.75] or seats
         # follow the sheriff's call when the sheriff is above suspicion (not one of two rival seers)
         sheriff = b.sheriff
         call = b.call if sheriff is not None and sheriff != self.seat and sc[sheriff] <= 0.3 and (
@@ -792,6 +905,12 @@ class Mind:
         tie = self.ties(3, b.day)
         accused = b.accused
         best, best_key = None, -9.0
+        if call is None and not accused:  # the usual case, and the same sums as below without their zero terms
+            for s in seats:
+                k = sc[s] + 0.001 * tie[s]
+                if k > best_key:
+                    best, best_key = s, k
+            return best
         for s in seats:
             # sc + (0.3 if called) + 0.03 a accusation + 0.001 tie, summed in that order; a zero term is skipped
             k = sc[s]
@@ -913,36 +1032,26 @@ class Mind:
         """One-night: how likely each other seat holds a werewolf card now (index = seat; mine stays 0.3)."""
         b = self.board
         n, me = b.n, self.seat
-        sc = [0.3] * (n + 1)
-        counts: dict[str, int] = {}
-        for r in b.claims.values():
-            counts[r] = counts.get(r, 0) + 1
-        for s, r in b.claims.items():
+        if me in b.reports:
+            sc = b.night_suspicion(me)
+        else:  # what the table said, as anyone who reported nothing hears it; about me, nothing counts
+            sc = b.table_night_suspicion().copy()
+            sc[me] = 0.3
+        # what I know for sure, the later the surer: the cards I saw, then where the robber's card went,
+        # then the wolves and the good players I know
+        for s, seen in self.cards.items():
             if s != me and 0 < s <= n:
-                if r == "werewolf":
-                    sc[s] += 0.15  # a confession is often a tanner's or a minion's trick
-                elif counts[r] > 1 and r not in ("villager", "werewolf", "mason"):
-                    sc[s] += 0.35  # two claim a role the box holds once: one lies
-        for c, reps in b.reports.items():
-            if c == me:
-                continue
-            for target, seen in reps.items():
-                if target != me and 0 < target <= n:
-                    sc[target] += 0.55 if seen == "werewolf" else -0.2
-        for target, accusers in b.accused.items():
-            if target != me and 0 < target <= n:
-                sc[target] += 0.1 * len(accusers)
-        known: dict[int, float] = {s: 1.0 if seen == "werewolf" else 0.0 for s, seen in self.cards.items()}
+                sc[s] = 1.0 if seen == "werewolf" else 0.0
         if self.dealt == "robber" and self.robbed:
             for s in self.robbed:
-                known[s] = 0.0  # the robber's card is there now
+                if s != me and 0 < s <= n:
+                    sc[s] = 0.0  # the robber's card is there now
         for s in self.pack:
-            known[s] = 1.0
-        for s in self.good:
-            known[s] = 0.0
-        for s, v in known.items():
             if s != me and 0 < s <= n:
-                sc[s] = v
+                sc[s] = 1.0
+        for s in self.good:
+            if s != me and 0 < s <= n:
+                sc[s] = 0.0
         return sc
 
     def night_vote(self, d: Decision) -> Move | None:
@@ -1005,9 +1114,11 @@ class Mind:
             else:
                 if b.accused.get(me) or me in b.pk:
                     say(Act(me, "defend", phase=phase))
-                c = self.consensus([s for s in b.alive if s not in pack])
-                real = [s for s, r in b.claims.items() if r == "seer" and s not in pack and s in b.alive]
-                target = real[0] if real else c
+                target = self.consensus(list(filterfalse(pack.__contains__, b.alive)))
+                for seer in b.seer_claims()[0]:  # the real seer, as far as the pack can tell, before anyone else
+                    if seer not in pack and seer in b.alive:
+                        target = seer
+                        break
                 if target is not None:
                     say(Act(self.seat, "accuse", target, phase=phase))
             if b.sheriff == me and part == "discussion":
@@ -1254,5 +1365,11 @@ class HeuristicAgent(Agent):
 
     def value(self, game: Game, decision: Decision) -> Any:
         """The engine value of this bot's answer, unchecked (for trusted, fast loops)."""
-        move = self.choose(game, decision.seat, decision)
+        if decision.act == "speak" or self.ruleset is None:
+            move = self.choose(game, decision.seat, decision)
+        else:  # choose's path, one call shorter: it runs once per decision of every simulated game
+            if self.cursor < len(game.events):
+                self.sync(game)
+            m = self.minds.get(decision.seat) or self._new_mind(decision.seat)
+            move = m.decide(decision)
         return decision.default_value() if move is None else decision.value(move)
