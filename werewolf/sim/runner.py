@@ -74,7 +74,9 @@ def play_game(config: SimConfig, i: int, setup: Setup | None = None, channel: Ch
     from werewolf.agents.heuristic import HeuristicAgent
     from werewolf.agents.speech import Channel
 
-    agent = HeuristicAgent(random.Random(stream_seed(seed, 2)), channel=channel or Channel(), seats=heuristic_seats,
+    if channel is None:  # an empty channel of the caller's is still the one to talk on
+        channel = Channel()
+    agent = HeuristicAgent(random.Random(stream_seed(seed, 2)), channel=channel, seats=heuristic_seats,
                            ruleset=config.ruleset)
     # A request's answers go in together and unchecked, as the random seats' do: what the
     # bots read (the setup, the log) cannot change before its last answer. The bots' tests
