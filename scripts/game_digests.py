@@ -17,20 +17,6 @@ from typing import Any
 
 from werewolf.core.game import Game
 
-# Two wechat decks that hold every expansion role between them (with the options that enable them).
-WECHAT_A = ("werewolf", "werewolf", "wolf_father", "big_bad_wolf", "seer", "witch", "guard", "piper", "scapegoat",
-            "raven", "fox", "villager")
-WECHAT_B = ("werewolf", "werewolf", "white_wolf", "seer", "witch", "hunter", "idiot", "elder", "stuttering_judge",
-            "devoted_servant", "half_blood", "prejudiced", "cupid", "villager", "villager", "wild_child",
-            "rusty_knight", "bear_tamer", "pure_villager", "sisters", "sisters", "brothers", "brothers", "brothers",
-            "thief")
-
-
-def wechat_options(deck: tuple[str, ...]) -> dict[str, Any]:
-    from werewolf.rulesets.wechat import BASE_ROLES, EXPANSIONS
-
-    return {"expansions": sorted({r for r in deck if r in EXPANSIONS and r not in BASE_ROLES} | {"thief"} & set(deck))}
-
 
 def _json(o: Any) -> Any:
     if isinstance(o, (set, frozenset)):

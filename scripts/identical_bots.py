@@ -26,12 +26,13 @@ from functools import partial
 from typing import Any
 
 from bench import setups as sim_setups  # the benchmark's setups
-from game_digests import WECHAT_A, WECHAT_B, digest, main, wechat_options
+from game_digests import digest, main
 
 from werewolf.agents.heuristic import HeuristicAgent
 from werewolf.agents.speech import Channel
 from werewolf.core.game import Game, Setup
 from werewolf.rulesets import get_ruleset
+from werewolf.rulesets.wechat import EXPANSION_DECK_A, EXPANSION_DECK_B, expansion_options
 from werewolf.sim import SimConfig, parse_bots
 from werewolf.sim.runner import base_setup, play_game
 
@@ -44,8 +45,8 @@ def other_setups() -> list[tuple[str, Setup]]:
     """The bigger and stranger decks of the bot tests (every seat a bot, seeded the tests' way)."""
     out = [("classic18", Setup("classic", deck="classic18"))]
     out += [(f"facetoface {d}", Setup("facetoface", deck=d)) for d in get_ruleset("facetoface").decks()]
-    out += [("wechat A", Setup("wechat", deck=WECHAT_A, options=wechat_options(WECHAT_A))),
-            ("wechat B", Setup("wechat", deck=WECHAT_B, options=wechat_options(WECHAT_B))),
+    out += [("wechat A", Setup("wechat", deck=EXPANSION_DECK_A, options=expansion_options(EXPANSION_DECK_A))),
+            ("wechat B", Setup("wechat", deck=EXPANSION_DECK_B, options=expansion_options(EXPANSION_DECK_B))),
             ("onuw all", Setup("onuw", deck=ONUW_ALL)), ("onuw 10", Setup("onuw", players=10)),
             ("onenight 7", Setup("onenight", players=7))]
     return out

@@ -27,10 +27,11 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
-from game_digests import WECHAT_A, WECHAT_B, digest, main, wechat_options
+from game_digests import digest, main
 
 from werewolf.core.game import Game, Setup
 from werewolf.rulesets import get_ruleset
+from werewolf.rulesets.wechat import EXPANSION_DECK_A, EXPANSION_DECK_B, expansion_options
 from werewolf.sim import SimConfig, parse_bots
 from werewolf.sim.config import game_seed, stream_seed
 from werewolf.sim.runner import play_game
@@ -40,8 +41,8 @@ def setups() -> Iterator[tuple[str, Setup]]:
     for ruleset in ("classic", "facetoface", "wechat"):
         for deck in get_ruleset(ruleset).decks():
             yield deck, Setup(ruleset, deck=deck)
-    yield "wechat_A", Setup("wechat", deck=WECHAT_A, options=wechat_options(WECHAT_A))
-    yield "wechat_B", Setup("wechat", deck=WECHAT_B, options=wechat_options(WECHAT_B))
+    yield "wechat_A", Setup("wechat", deck=EXPANSION_DECK_A, options=expansion_options(EXPANSION_DECK_A))
+    yield "wechat_B", Setup("wechat", deck=EXPANSION_DECK_B, options=expansion_options(EXPANSION_DECK_B))
     variants: dict[str, dict[str, Any]] = {
         "vote_lock": {"vote_lock_win": True},
         "two_potions": {"witch_one_potion_per_night": False, "witch_self_save": "first_night_only"},

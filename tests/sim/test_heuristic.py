@@ -15,30 +15,19 @@ from werewolf.core.game import Game, Setup
 from werewolf.core.views import visible_events
 from werewolf.i18n import LANGS, placeholders
 from werewolf.rulesets import get_ruleset
+from werewolf.rulesets.wechat import EXPANSION_DECK_A, EXPANSION_DECK_B, expansion_options
 from werewolf.sim import SimConfig, parse_bots, simulate
 
-WECHAT_A = ("werewolf", "werewolf", "wolf_father", "big_bad_wolf", "seer", "witch", "guard", "piper", "scapegoat",
-            "raven", "fox", "villager")
-WECHAT_B = ("werewolf", "werewolf", "white_wolf", "seer", "witch", "hunter", "idiot", "elder", "stuttering_judge",
-            "devoted_servant", "half_blood", "prejudiced", "cupid", "villager", "villager", "wild_child",
-            "rusty_knight", "bear_tamer", "pure_villager", "sisters", "sisters", "brothers", "brothers", "brothers",
-            "thief")
 ONUW_ALL = ("doppelganger", "werewolf", "werewolf", "minion", "mason", "mason", "seer", "robber", "troublemaker",
             "drunk", "insomniac", "tanner", "hunter")
-
-
-def expansions(deck: tuple[str, ...]) -> dict[str, list[str]]:
-    from werewolf.rulesets.wechat import BASE_ROLES, EXPANSIONS
-
-    return {"expansions": sorted({r for r in deck if r in EXPANSIONS and r not in BASE_ROLES} | {"thief"} & set(deck))}
 
 
 SETUPS = (
     [Setup("classic", deck=d) for d in get_ruleset("classic").decks() if d.startswith("c12_")]
     + [Setup("classic", deck="classic9"), Setup("classic", deck="classic18")]
     + [Setup("facetoface", deck=d) for d in get_ruleset("facetoface").decks()]
-    + [Setup("wechat", players=12), Setup("wechat", deck=WECHAT_A, options=expansions(WECHAT_A)),
-       Setup("wechat", deck=WECHAT_B, options=expansions(WECHAT_B))]
+    + [Setup("wechat", players=12), Setup("wechat", deck=EXPANSION_DECK_A, options=expansion_options(EXPANSION_DECK_A)),
+       Setup("wechat", deck=EXPANSION_DECK_B, options=expansion_options(EXPANSION_DECK_B))]
     + [Setup("onuw", players=n) for n in (3, 5, 10)] + [Setup("onuw", deck=ONUW_ALL)]
     + [Setup("onenight", players=n) for n in (3, 5, 7)]
 )

@@ -36,6 +36,19 @@ NOT_OFFERED = {
 }
 WECHAT_ROLES = BASE_ROLES | EXPANSIONS
 GROUPS = {"sisters": 2, "brothers": 3}
+# Two decks that hold every expansion role between them (the tests and the identical-games checkers play them).
+EXPANSION_DECK_A = ("werewolf", "werewolf", "wolf_father", "big_bad_wolf", "seer", "witch", "guard", "piper",
+                    "scapegoat", "raven", "fox", "villager")
+EXPANSION_DECK_B = ("werewolf", "werewolf", "white_wolf", "seer", "witch", "hunter", "idiot", "elder",
+                    "stuttering_judge", "devoted_servant", "half_blood", "prejudiced", "cupid", "villager", "villager",
+                    "wild_child", "rusty_knight", "bear_tamer", "pure_villager", "sisters", "sisters", "brothers",
+                    "brothers", "brothers", "thief")
+
+
+def expansion_options(deck: tuple[str, ...]) -> dict[str, list[str]]:
+    """The options that admit ``deck``'s expansion roles (the thief's included)."""
+    return {"expansions": sorted({r for r in deck if r in EXPANSIONS and r not in BASE_ROLES} | {"thief"} & set(deck))}
+
 
 NIGHT_ORDER = (
     Step("thief", "thief", N.thief, first_night_only=True),
