@@ -18,9 +18,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 Move = dict[str, Any]
 
 
+# Agents and tests may subclass a decision even where the engine is compiled (mypyc).
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Decision:
     """One question to one seat. Subclasses fix the shape of the answer."""
 
@@ -78,6 +82,7 @@ _NONE_FORBIDDEN: Mapping[int, str] = MappingProxyType({})
 _NO_CONTEXT: Mapping[str, Any] = MappingProxyType({})
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Target(Decision):
     """Choose one seat (``target``), or ``null`` for no action when optional."""
 

@@ -10,12 +10,12 @@ recorded answers, so ``replay`` rebuilds any game exactly.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from werewolf import rulesets
-from werewolf.core.decisions import Decision, Move
+from werewolf.core.decisions import Decision
 from werewolf.core.errors import IllegalMove
 from werewolf.core.events import Event
 from werewolf.core.table import GameOver, Table
@@ -42,11 +42,9 @@ class Setup:
     live_speech: bool = False
 
     def with_seed(self, seed: int) -> Setup:
-        """This setup with another seed (``dataclasses.replace``, without its cost per simulated game)."""
-        copy = object.__new__(Setup)
-        copy.__dict__.update(self.__dict__)
-        copy.__dict__["seed"] = seed
-        return copy
+        """This setup with another seed: ``dataclasses.replace`` without its cost per simulated game."""
+        return Setup(self.ruleset, self.seats, self.center, self.options, seed, self.deck, self.players,
+                     self.stop_after_day, self.live_speech)
 
     def as_json(self) -> dict[str, Any]:
         return {"ruleset": self.ruleset, "seats": list(self.seats) if self.seats else None,
@@ -108,8 +106,11 @@ class Game:
         return self._values is None or self._values[i] is OPEN
 
     # -- answering -------------------------------------------------------------
-    def answer(self, seat: int, move: Move) -> None:
-        """Apply a player's move; an illegal one raises IllegalMove and changes nothing."""
+    def answer(self, seat: int, move: Any) -> None:
+        """Apply a player's move; an illegal one raises IllegalMove and changes nothing.
+
+        ``move`` should be a ``Move`` (a dict); anything else is refused here, not by a type check.
+        """
         act = move.get("act") if isinstance(move, dict) else None
         if not isinstance(act, str):
             raise IllegalMove(self.phase, seat, None, "a move needs an 'act'")
@@ -185,7 +186,8 @@ class Game:
 
     # -- replay ----------------------------------------------------------------
     @classmethod
-    def replay(cls, setup: Setup, answers: Sequence[Answer]) -> Game:
+    def replay(cls, setup: Setup, answers: Iterable[Sequence[Any]]) -> Game:
+        """The game of ``setup`` given ``answers``: (seat, act, value) tuples, or lists as JSON has them."""
         game = cls(setup)
         for seat, act, value in answers:
             for d in game.pending(seat):

@@ -17,8 +17,8 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from functools import cache, cached_property
+from dataclasses import dataclass, field
+from functools import cache
 from itertools import combinations
 from types import MappingProxyType
 from typing import Any, NamedTuple
@@ -179,13 +179,15 @@ class OneNightTable(Table):
 
     # -- events ------------------------------------------------------------------------
     # Straight onto the log, like ``emit`` (a few dozen events a game, on the hot path of simulations).
-    def tell(self, seat: int, type: str, /, **data: Any) -> None:
+    # The positional parameters are not named ``seat``/``seats``: the events' own fields are, and a
+    # compiled build (mypyc) confuses a positional-only name with a keyword of ``**data``.
+    def tell(self, whom: int, type: str, /, **data: Any) -> None:
         """An event for one player's eyes."""
-        self.events.append(_event(Event, (type, self.phase, data, self.seating.alone[seat - 1])))
+        self.events.append(_event(Event, (type, self.phase, data, self.seating.alone[whom - 1])))
 
-    def tell_group(self, seats: Iterable[int], type: str, /, **data: Any) -> None:
+    def tell_group(self, group: Iterable[int], type: str, /, **data: Any) -> None:
         """An event for a group that opens its eyes together (the werewolves, the masons)."""
-        self.events.append(_event(Event, (type, self.phase, data, frozenset(seats))))
+        self.events.append(_event(Event, (type, self.phase, data, frozenset(group))))
 
     def log(self, type: str, /, **data: Any) -> None:
         self.events.append(_event(Event, (type, self.phase, data, MODERATOR)))
@@ -483,23 +485,32 @@ class OneNightRuleset:
     spared: Callable[[dict[int, int], int], bool]  # the tally executes nobody
     winners: Callable[[OneNightTable], Result]
     default_players: int
+    # Fixed data of the ruleset, filled at first use. Plain fields set in __post_init__, not
+    # cached_property: a compiled build (mypyc) gives the class no __dict__.
+    _deck_ids: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False)
+    _book_counts: dict[int, Counter[str]] = field(init=False, repr=False, compare=False)
+    # Each deck already dealt and found playable, by the setup's (deck, players): a deal only
+    # orders the cards, so a deck's checks and night steps are the same for every deal.
+    _dealt_decks: dict[tuple[Any, ...], Dealt] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        for name in ("_deck_ids", "_book_counts", "_dealt_decks"):
+            object.__setattr__(self, name, {})  # frozen: the caches are set once, then filled in place
 
     def decks(self) -> dict[str, tuple[str, ...]]:
-        return dict(self._decks)
+        return dict(self.deck_ids())
 
-    @cached_property
-    def _decks(self) -> dict[str, tuple[str, ...]]:
-        return {f"{self.name}{n}": self.standard_deck(n) for n in range(self.min_players, self.max_players + 1)}
+    def deck_ids(self) -> dict[str, tuple[str, ...]]:
+        if not self._deck_ids:
+            self._deck_ids.update({f"{self.name}{n}": self.standard_deck(n)
+                                   for n in range(self.min_players, self.max_players + 1)})
+        return self._deck_ids
 
-    @cached_property
-    def _book_counts(self) -> dict[int, Counter[str]]:
-        return {n: Counter(self.standard_deck(n)) for n in range(self.min_players, self.max_players + 1)}
-
-    @cached_property
-    def _dealt_decks(self) -> dict[tuple[Any, ...], Dealt]:
-        """Each deck already dealt and found playable, by the setup's (deck, players): a deal only
-        orders the cards, so a deck's checks and night steps are the same for every deal."""
-        return {}
+    def book_counts(self, n: int) -> Counter[str]:
+        if not self._book_counts:
+            self._book_counts.update({k: Counter(self.standard_deck(k))
+                                      for k in range(self.min_players, self.max_players + 1)})
+        return self._book_counts[n]
 
     def dealt_deck(self, deck: str | Sequence[str] | None, players: int | None) -> Dealt:
         """The cards to deal and their plan, checked at the deck's first deal (the checks read only
@@ -556,11 +567,11 @@ class OneNightRuleset:
             return self.standard_deck(n), n
         if isinstance(deck, str):
             m = deck[len(self.name):] if deck.startswith(self.name) else ""
-            if not m.isdigit() or deck not in self._decks:
+            if not m.isdigit() or deck not in self.deck_ids():
                 raise SetupError(f"unknown deck {deck!r} for {self.name} (see `werewolf decks`)")
             if n is not None and n != int(m):
                 raise SetupError(f"deck {deck!r} is for {m} players, not {n}")
-            return self._decks[deck], int(m)
+            return self.deck_ids()[deck], int(m)
         deck = tuple(deck)
         if n is None:  # the fewest players this many cards can serve
             n = next((k for k in range(self.min_players, self.max_players + 1)
@@ -573,7 +584,7 @@ class OneNightRuleset:
         if not self.min_players <= n <= self.max_players:
             raise SetupError(f"{self.name} is played by {self.min_players}–{self.max_players} players, not {n}")
 
-    def check_cards(self, cards: Sequence[str]) -> None:
+    def check_cards(self, cards: Sequence[Any]) -> None:  # a deck as given: not yet known to hold names
         for r in cards:
             if not isinstance(r, str) or r not in ROLES:
                 raise SetupError(f"unknown role {r!r}")
@@ -598,7 +609,7 @@ class OneNightRuleset:
         if not counts["werewolf"] + counts["minion"]:
             raise SetupError("the deck has no werewolf-team card")
         self.deck_rules(counts)
-        return counts != self._book_counts[n]
+        return counts != self.book_counts(n)
 
     # -- the game ----------------------------------------------------------------------
     def play(self, table: Any) -> Flow:

@@ -18,13 +18,16 @@ from typing import Any, Literal, Union
 from werewolf.core.errors import SetupError
 
 Cause = str
+# A vote's weight: a positive number, read as given (the books' 2 stays a 2 in the log). Not ``float``
+# alone: a compiled build (mypyc) turns whatever it reads as a float into one (2 becomes 2.0).
+Weight = float | int
 
 
 @dataclass(frozen=True)
 class DayNightOptions:
     # sheriff (警長)
     sheriff: bool = True
-    sheriff_vote_weight: float = 1.5
+    sheriff_vote_weight: Weight = 1.5
     sheriff_day: int = 1
     sheriff_before_announcement: bool = True
     sheriff_registration: Literal["night1_hands", "dawn", "day"] = "night1_hands"
@@ -172,6 +175,8 @@ def _coerce(name: str, hint: Any, value: Any) -> Any:
 
 
 def _convert(hint: Any, value: Any) -> Any:
+    if hint == Weight:  # a positive number, as ``float`` reads it
+        hint = float
     origin = typing.get_origin(hint)
     args = typing.get_args(hint)
     if origin in (Union, types.UnionType):

@@ -19,7 +19,7 @@ from werewolf.rulesets.daynight import night as N
 from werewolf.rulesets.daynight.moderator import Moderator
 from werewolf.rulesets.daynight.night import Step
 from werewolf.rulesets.daynight.ruleset import DayNightRuleset
-from werewolf.rulesets.daynight.state import DayNightTable, Player
+from werewolf.rulesets.daynight.state import DayNightTable, Player, Votes
 from werewolf.rulesets.options import DayNightOptions
 
 Gen = Generator[list[Decision], list[Any], Any]
@@ -111,8 +111,9 @@ class WechatTable(DayNightTable):
     moderator would make every game a reference cycle for the garbage collector.)
     """
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, ruleset: str, opts: DayNightOptions, seats: list[str], center: list[str],
+                 seed: int, rng: random.Random | None = None) -> None:
+        super().__init__(ruleset, opts, seats, center, seed, rng)
         self.w = WechatState()
         self.w.infections_left = self.opts.wolf_father_infections
         self.w.judge_uses = self.opts.stuttering_judge_uses
@@ -351,7 +352,7 @@ class WechatModerator(Moderator):
                 t.log("ballots_void", role=role, seats=group)  # the table sees only the count
         return cast
 
-    def adjust_tally(self, tally: dict[int, float], act: str) -> None:
+    def adjust_tally(self, tally: dict[int, Votes], act: str) -> None:
         c = self.w.cursed
         if act == "vote" and c is not None and self.t.p(c).alive:
             tally[c] = tally.get(c, 0) + 2

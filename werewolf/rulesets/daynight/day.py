@@ -7,8 +7,10 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
+from mypy_extensions import trait
+
 from werewolf.core.decisions import Choice, Decision, Flag, Move, Speak, Target
-from werewolf.rulesets.daynight.state import Player
+from werewolf.rulesets.daynight.state import Player, Votes
 
 if TYPE_CHECKING:
     from werewolf.rulesets.daynight.moderator import Moderator
@@ -74,6 +76,7 @@ class Explode(Flag):
         return None
 
 
+@trait
 class DaySteps:
     """Mixin of the Moderator: the day."""
 
@@ -192,7 +195,7 @@ class DaySteps:
                        cands: list[int]) -> Generator[list[Decision], list[Any], tuple[int | None, list[int]]]:
         t = self.t
         ballots = yield [Target(s, act, cands, why="elect the sheriff") for s in electorate]
-        tally: dict[int, float] = {}
+        tally: dict[int, Votes] = {}
         cast = {}
         for s, b in zip(electorate, ballots):
             if b is not None:
@@ -442,7 +445,7 @@ class DaySteps:
     def votable(self: Moderator, p: Player) -> bool:
         return p.alive and not (p.idiot_revealed and not self.t.opts.revealed_idiot_votable)
 
-    def vote_weight(self: Moderator, seat: int) -> float:
+    def vote_weight(self: Moderator, seat: int) -> Votes:
         t = self.t
         return t.opts.sheriff_vote_weight if seat == t.sheriff else 1
 
@@ -467,7 +470,7 @@ class DaySteps:
         """The count of an exile vote: the exiled seat or the tied ones, and the ballots that count."""
         t = self.t
         cast = self.valid_ballots({v: b for v, b in zip(voters, ballots) if b is not None}, voters)
-        tally: dict[int, float] = {}
+        tally: dict[int, Votes] = {}
         sheriff, weight = t.sheriff, t.opts.sheriff_vote_weight
         for v, b in cast.items():
             tally[b] = tally.get(b, 0) + (weight if v == sheriff else 1)
@@ -481,7 +484,7 @@ class DaySteps:
         """Ruleset rules voiding ballots (wechat's sisters and brothers)."""
         return cast
 
-    def adjust_tally(self: Moderator, tally: dict[int, float], act: str) -> None:
+    def adjust_tally(self: Moderator, tally: dict[int, Votes], act: str) -> None:
         """Ruleset extras on the count (wechat's raven)."""
 
     def exile_vote(self: Moderator) -> Gen:
@@ -540,7 +543,7 @@ class DaySteps:
         yield from self.batch_done(batch)
 
 
-def top(tally: dict[int, float]) -> tuple[int | None, list[int]]:
+def top(tally: dict[int, Votes]) -> tuple[int | None, list[int]]:
     """The unique positive maximum, or None and the tied seats."""
     if not tally:
         return None, []

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
+from mypy_extensions import trait
+
 from werewolf.core.decisions import Decision, Target
 from werewolf.core.events import MODERATOR, PUBLIC
 from werewolf.rulesets.daynight.state import Player
@@ -23,6 +25,7 @@ Gen = Generator[list[Decision], list[Any], Any]
 SHOOTERS = ("hunter", "wolf_king")
 
 
+@trait
 class Deaths:
     """Mixin of the Moderator: killing players and the follow-ups of a death."""
 

@@ -12,6 +12,8 @@ from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from mypy_extensions import trait
+
 from werewolf.core.decisions import AnyOf, Choice, Decision, Flag, Pair, Target
 from werewolf.rulesets.daynight.state import Player
 
@@ -66,6 +68,7 @@ class Night:
 _STEPS: dict[tuple[type, int, frozenset[str], bool], tuple[Sequence[Step], tuple[Step, ...]]] = {}
 
 
+@trait
 class NightSteps:
     """Mixin of the Moderator: running the night table."""
 

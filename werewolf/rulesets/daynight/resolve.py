@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
+from mypy_extensions import trait
+
 from werewolf.core.decisions import Decision
 from werewolf.rulesets.daynight.state import Player
 
@@ -14,6 +16,7 @@ if TYPE_CHECKING:
 Gen = Generator[list[Decision], list[Any], Any]
 
 
+@trait
 class ClassicResolution:
     """Mixin of the Moderator for classic and facetoface nights."""
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
 from typing import Any
 
 from werewolf.core.errors import SetupError
@@ -37,16 +36,29 @@ class DayNightRuleset:
     table: type[DayNightTable] = DayNightTable
     forbidden_bottoms: Mapping[str, frozenset[frozenset[str]]] | None = None
     seat_limit: int = 18  # custom decks: the most players the box has number cards for
+    # Fixed data of the ruleset, worked out at first use. Plain fields set in __post_init__, not
+    # cached_property: a compiled build (mypyc) gives the class no __dict__.
+    _deck_ids: dict[str, tuple[str, ...]] | None = field(init=False, repr=False, compare=False)
+    _book: set[tuple[str, ...]] | None = field(init=False, repr=False, compare=False)
+    # ``prepared`` decks by (deck, id of the options they were prepared with).
+    _prepared: dict[tuple[tuple[str, ...], int], tuple[DayNightOptions, Prepared]] = field(
+        init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._deck_ids = None
+        self._book = None
+        self._prepared = {}
 
     def decks(self) -> dict[str, tuple[str, ...]]:
         out = {f"{self.name}{n}": self.standard_deck(n) for n in range(self.min_players, self.max_players + 1)}
         out.update(self.deck_table)
         return out
 
-    @cached_property
-    def _decks(self) -> dict[str, tuple[str, ...]]:
+    def deck_ids(self) -> dict[str, tuple[str, ...]]:
         """``decks()`` built once: the deck ids are fixed data of the ruleset."""
-        return self.decks()
+        if self._deck_ids is None:
+            self._deck_ids = self.decks()
+        return self._deck_ids
 
     def new_table(self, setup: Setup) -> DayNightTable:
         opts: DayNightOptions = make_options(self.name, setup.options)
@@ -65,11 +77,6 @@ class DayNightRuleset:
         t.stop_after_day = setup.stop_after_day
         t.live_speech = setup.live_speech
         return t
-
-    @cached_property
-    def _prepared(self) -> dict[tuple[tuple[str, ...], int], tuple[DayNightOptions, Prepared]]:
-        """``prepared`` decks by (deck, id of the options they were prepared with)."""
-        return {}
 
     def prepared(self, deck: tuple[str, ...], opts: DayNightOptions, overrides: Mapping[str, Any] | None
                  ) -> Prepared:
@@ -107,17 +114,16 @@ class DayNightRuleset:
                 raise SetupError(f"{self.name} has standard decks for {self.min_players}–{self.max_players} players")
             return self.standard_deck(n)
         if isinstance(deck, str):
-            decks = self._decks
+            decks = self.deck_ids()
             if deck not in decks:
                 raise SetupError(f"unknown deck {deck!r} for {self.name} (see `werewolf decks`)")
             return decks[deck]
         return tuple(deck)
 
     def is_book_deck(self, cards: list[str]) -> bool:
-        book = self.__dict__.get("_book")
-        if book is None:
-            book = self.__dict__["_book"] = {tuple(sorted(d)) for d in self.decks().values()}
-        return tuple(sorted(cards)) in book
+        if self._book is None:
+            self._book = {tuple(sorted(d)) for d in self.decks().values()}
+        return tuple(sorted(cards)) in self._book
 
     def check_deck(self, cards: list[str], opts: DayNightOptions,
                    dealt: tuple[list[str], list[str]] | None = None) -> None:

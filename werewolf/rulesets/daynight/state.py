@@ -11,6 +11,10 @@ from werewolf.core.table import Table, _event
 from werewolf.roles import ROLES
 from werewolf.rulesets.options import DayNightOptions
 
+# Votes a candidate got: whole votes, or halves where a sheriff's 1.5 counts. Not ``float``: the
+# log shows 2 votes as 2, and a compiled build (mypyc) would store a float-typed 2 as 2.0.
+Votes = int | float
+
 
 class Player:
     __slots__ = (

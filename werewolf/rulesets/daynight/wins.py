@@ -9,8 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NoReturn
 
+from mypy_extensions import trait
+
 from werewolf.core.table import GameOver
-from werewolf.rulesets.daynight.state import Player
+from werewolf.rulesets.daynight.state import Player, Votes
 
 if TYPE_CHECKING:
     from werewolf.rulesets.daynight.moderator import Moderator
@@ -18,6 +20,7 @@ if TYPE_CHECKING:
 TEAM_OF_CONDITION = {"bomber": "bomber", "lovers": "lovers", "wolf": "wolves", "good": "village"}
 
 
+@trait
 class Wins:
     """Mixin of the Moderator: checking for a winner, ending the game."""
 
@@ -92,7 +95,7 @@ class Wins:
             return
         living = t.living()
 
-        def weight(p: Player) -> float:
+        def weight(p: Player) -> Votes:
             return 0 if p.idiot_revealed else self.vote_weight(p.seat)
 
         blocs: list[tuple[str, list[Player]]] = [("wolf", [p for p in t.pack()])]
