@@ -16,18 +16,21 @@
     python scripts/bench.py               # everything (a few minutes)
     python scripts/bench.py --quick       # fewer games, no 100,000-game run
     python scripts/bench.py --profile     # only the profile
+    python scripts/bench.py --compiled    # any of these on the compiled engine (scripts/compile.py)
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import subprocess
 import sys
 import time
 from dataclasses import replace
 
+import werewolf.core.game
 from werewolf.rulesets import get_ruleset
 from werewolf.sim import SimConfig, parse_bots, simulate
 from werewolf.sim.runner import run_chunk
@@ -38,6 +41,11 @@ REFERENCE_BARE_CLASSIC9 = 80_000
 HEURISTIC_SHARE = 1 / 3  # heuristic bots: at least a third of the random-agent speed
 JOBS2_SPEEDUP = 1.8
 MEMORY_MB = 200
+
+
+def compiled() -> bool:
+    """Whether the engine imported is the compiled one."""
+    return not werewolf.core.game.__file__.endswith(".py")
 
 
 def setups() -> list[tuple[str, SimConfig]]:
@@ -169,7 +177,17 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="shorter runs, and no 100,000-game memory run")
     ap.add_argument("--profile", action="store_true", help="only the profile")
     ap.add_argument("--seconds", type=float, default=None, help="measuring time per line of part 1")
+    ap.add_argument("--compiled", action="store_true",
+                    help="measure the compiled engine (built first by scripts/compile.py if missing or stale)")
     args = ap.parse_args()
+    if args.compiled and not compiled():
+        import compile as mypyc_build
+
+        out = mypyc_build.build()
+        argv = [a for a in sys.argv[1:] if a != "--compiled"]
+        path = os.pathsep.join(p for p in (str(out), os.environ.get("PYTHONPATH", "")) if p)
+        os.execve(sys.executable, [sys.executable, __file__, *argv], dict(os.environ, PYTHONPATH=path))
+    print(f"engine: {'compiled (mypyc)' if compiled() else 'interpreted'}, {werewolf.core.game.__file__}\n")
     if args.profile:
         profile(3000)
         return 0

@@ -1,0 +1,89 @@
+"""The compiled engine (scripts/compile.py, mypyc) plays exactly the games the Python one plays.
+
+It is built once per run (about 1.5 minutes; a current build in build/compiled is reused) and then
+checked in subprocesses that put it first on PYTHONPATH: every scripted game of tests/scripts and
+../shared/examples, and a sample of simulated games of every ruleset fingerprinted by the
+identical-games scripts (log, answers and result; random agents and heuristic bots).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPTS = ROOT / "scripts"
+_spec = importlib.util.spec_from_file_location("werewolf_compile", SCRIPTS / "compile.py")
+assert _spec is not None and _spec.loader is not None
+mypyc_build = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(mypyc_build)
+
+
+@pytest.fixture(scope="module")
+def compiled() -> Path:
+    if shutil.which("cc") is None and shutil.which("gcc") is None:
+        if os.environ.get("CI"):
+            pytest.fail("no C compiler: the compiled engine cannot be built")
+        pytest.skip("no C compiler to build the compiled engine")
+    return mypyc_build.build(quiet=True)
+
+
+def run(code_or_args: list[str], compiled: Path | None, cwd: Path = ROOT) -> str:
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    if compiled is not None:
+        env["PYTHONPATH"] = str(compiled)
+    done = subprocess.run([sys.executable, *code_or_args], cwd=cwd, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done.stdout
+
+
+def test_the_build_is_current_and_is_what_gets_imported(compiled: Path) -> None:
+    assert mypyc_build.current(compiled)
+    where = run(["-c", "import werewolf.core.game, werewolf.rulesets.daynight.day as d, werewolf.rulesets.onuw as o;"
+                       "print(werewolf.core.game.__file__, d.__file__, o.__file__)"], compiled, cwd=SCRIPTS)
+    files = where.split()
+    assert len(files) == 3 and all(f.endswith(".so") and f.startswith(str(compiled)) for f in files), where
+
+
+CHECK_SCRIPTS = """
+import json, sys
+import werewolf.core.game
+from werewolf import script as sg
+assert werewolf.core.game.__file__.endswith(".so"), werewolf.core.game.__file__
+bad = []
+for path in sys.argv[1:]:
+    parsed = sg.parse(sg.load(path))
+    out = sg.run(parsed)
+    diffs = sg.compare(parsed.expect, out) if parsed.expect is not None else ["no expect block"]
+    if diffs:
+        bad.append([path, diffs[:3], out.error])
+print(json.dumps({"checked": len(sys.argv) - 1, "bad": bad}))
+"""
+
+
+def test_every_scripted_game_passes_on_the_compiled_engine(compiled: Path) -> None:
+    files = sorted((ROOT / "tests" / "scripts").rglob("*.json")) + sorted(
+        (ROOT.parent / "shared" / "examples").glob("*.json"))
+    report = json.loads(run(["-c", CHECK_SCRIPTS, *map(str, files)], compiled, cwd=SCRIPTS))
+    assert report["checked"] == len(files) > 300
+    assert report["bad"] == []
+
+
+@pytest.mark.parametrize("checker,arguments", [
+    ("identical_games.py", ["--games", "25", "--heuristic", "3", "--described", "3"]),
+    ("identical_onenight.py", ["--games", "150", "--heuristic", "15"]),
+])
+def test_simulated_games_are_identical_on_the_compiled_engine(compiled: Path, tmp_path: Path, checker: str,
+                                                              arguments: list[str]) -> None:
+    baseline = tmp_path / "baseline.json"
+    run([checker, "record", str(baseline), *arguments], None, cwd=SCRIPTS)  # the Python engine
+    out = run([checker, "verify", str(baseline)], compiled, cwd=SCRIPTS)
+    assert "IDENTICAL" in out and "DIFFERENT" not in out, out[-3000:]
