@@ -53,6 +53,7 @@ from werewolf.roles import ROLES
 
 WOLFISH = ("wolf", "not_village")  # check results that name a wolf
 ONE_NIGHT = ("onuw", "onenight")
+WOLF_CARDS = ("werewolf", "minion")  # one-night: the cards of the wolves' team
 # The roles a thief (or a good player choosing a card) would rather hold, best first.
 ROLE_RANK = ("seer", "witch", "guard", "hunter", "knight", "idiot", "elder", "magician", "dreamcatcher", "silencer",
              "bear_tamer", "cupid", "villager")
@@ -357,6 +358,23 @@ def seer_trust(b: Board, seers: tuple[int, ...], night_dead: tuple[int, ...], i_
     return out
 
 
+# One-night speech acts, each made once: the same few (a seat, a role, a seat seen) are said game after
+# game, and looking an act up costs a fraction of building the tuple (acts are immutable, so shared).
+@cache
+def claim_act(seat: int, role: str) -> Act:
+    return Act(seat, "claim", role=role)
+
+
+@cache
+def check_act(seat: int, target: int, role: str) -> Act:
+    return Act(seat, "check", target, role=role)
+
+
+@cache
+def accuse_act(seat: int, target: int) -> Act:
+    return Act(seat, "accuse", target)
+
+
 def target_move(d: Decision, seat: int | None) -> Move:
     return {"act": d.act, getattr(d, "arg", "target"): seat}
 
@@ -515,8 +533,7 @@ class Mind:
     def team_wolf(self) -> bool:
         """Whether I play for the wolves now (one-night: by the card I know I hold)."""
         if self.ruleset in ONE_NIGHT:
-            role = self.now_role or self.role
-            return role in ("werewolf", "minion")
+            return (self.now_role or self.role) in WOLF_CARDS
         return self.wolf
 
     def trust(self) -> dict[int, float]:
@@ -1063,7 +1080,7 @@ class Mind:
         role = self.now_role or self.role
         if role == "tanner":
             return target_move(d, ts[self.rng.randrange(len(ts))])
-        if self.team_wolf:
+        if role in WOLF_CARDS:  # self.team_wolf, without the property's call
             wolves = set(self.pack) | ({self.seat} if role == "werewolf" else set())
             if self.dealt == "robber" and self.robbed:
                 wolves -= set(self.robbed)  # the wolf I robbed holds the robber now
@@ -1193,38 +1210,38 @@ class Mind:
 
     def speak_one_night(self) -> list[Act]:
         b = self.board
+        me = self.seat
         acts: list[Act] = []
         say = acts.append
         role = self.dealt if self.dealt != "doppelganger" else self.role
-        if self.team_wolf or role in ("werewolf", "minion"):
+        if (self.now_role or self.role) in WOLF_CARDS or role in WOLF_CARDS:  # team_wolf, or dealt a wolf card
             if role == "minion" or (self.rng.random() < 0.3 and role != "werewolf"):
-                say(Act(self.seat, "claim", role="werewolf"))  # the minion draws the vote to himself
+                say(claim_act(me, "werewolf"))  # the minion draws the vote to himself
                 return acts
-            centre_roles = [r for r in self.center_seen.values() if r not in ("werewolf", "minion")]
+            centre_roles = [r for r in self.center_seen.values() if r not in WOLF_CARDS]
             fake = centre_roles[0] if centre_roles else ("seer" if self.rng.random() < 0.4 else "villager")
-            say(Act(self.seat, "claim", role=fake))
+            say(claim_act(me, fake))
             if fake == "seer":
-                goods = [s for s in range(1, b.n + 1) if s != self.seat and s not in self.pack]
+                goods = [s for s in range(1, b.n + 1) if s != me and s not in self.pack]
                 if goods:
                     s = goods[self.rng.randrange(len(goods))]
-                    say(Act(self.seat, "check", s, role="werewolf"))
-                    say(Act(self.seat, "accuse", s))
+                    say(check_act(me, s, "werewolf"))
+                    say(accuse_act(me, s))
             return acts
         if role == "tanner":
-            say(Act(self.seat, "claim", role="werewolf"))
+            say(claim_act(me, "werewolf"))
             return acts
-        say(Act(self.seat, "claim", role=role))
-        for s, seen in self.cards.items():
-            if role == "robber":
-                continue
-            say(Act(self.seat, "check", s, role=seen))
-            if seen == "werewolf":
-                say(Act(self.seat, "accuse", s))
-        if role == "robber" and self.robbed:
+        say(claim_act(me, role))
+        if role != "robber":
+            for s, seen in self.cards.items():
+                say(check_act(me, s, seen))
+                if seen == "werewolf":
+                    say(accuse_act(me, s))
+        elif self.robbed:
             for s, took in self.robbed.items():
-                say(Act(self.seat, "check", s, role=took))
+                say(check_act(me, s, took))
         if role == "insomniac" and self.now_role:
-            say(Act(self.seat, "check", self.seat, role=self.now_role))
+            say(check_act(me, me, self.now_role))
         return acts
 
 
@@ -1327,8 +1344,9 @@ class HeuristicAgent(Agent):
             if m is not None and not self.live:
                 self.say(m.speak(e.data.get("part", "last_words")))
         elif t == "discussion" and not self.live:  # one-night: everyone speaks, in seat order
-            for s in sorted(self.minds):
-                self.say(self.minds[s].speak("discussion"))
+            minds = self.minds
+            for s in sorted(minds):
+                self.say(minds[s].speak_one_night())  # what speak("discussion") says in a one-night game
 
     def say(self, acts: list[Act]) -> None:
         for act in acts:
