@@ -99,8 +99,8 @@ class Board:
 
     __slots__ = ("n", "alive", "day", "night", "sheriff", "candidates", "claims", "reports", "accused",
                  "vouched", "call", "exposed", "cleared", "votes_for", "pk", "killed", "version", "claims_version",
-                 "_seers", "_listener", "_table_night", "_suspicion", "_suspicion_version", "stamp", "_threats",
-                 "_threats_stamp")
+                 "_seers", "_listener", "_table_night", "_night_claims", "_suspicion", "_suspicion_version", "stamp",
+                 "_threats", "_threats_stamp")
 
     def __init__(self) -> None:
         self.n = 0
@@ -127,6 +127,7 @@ class Board:
         self.claims_version = 0
         self._seers: tuple[int, tuple[int, ...], tuple[int, ...]] = (-1, (), ())
         self._table_night: tuple[int, list[float]] = (-1, [])
+        self._night_claims: tuple[int, list[float]] = (-1, [])
         self._listener: tuple[int, dict[int, float]] = (-1, {})
         self._suspicion: dict[tuple[tuple[tuple[int, float], ...], tuple[int, ...]], list[float]] = {}
         self._suspicion_version = 0
@@ -259,20 +260,31 @@ class Board:
             self._listener = (self.claims_version, seer_trust(self, seers, night_dead, False, set(), set(), set()))
         return self._listener[1]
 
+    def night_claims(self) -> list[float]:
+        """One-night: each seat's score from the claims alone (index = seat), the first term of
+        ``night_suspicion``; shared until the evidence changes, as every seat's vote starts from it."""
+        if self._night_claims[0] != self.version:
+            n = self.n
+            sc = [0.3] * (n + 1)
+            counts: dict[str, int] = {}
+            for r in self.claims.values():
+                counts[r] = counts.get(r, 0) + 1
+            for s, r in self.claims.items():
+                if 0 < s <= n:
+                    if r == "werewolf":
+                        sc[s] += 0.15  # a confession is often a tanner's or a minion's trick
+                    elif counts[r] > 1 and r not in ("villager", "werewolf", "mason"):
+                        sc[s] += 0.35  # two claim a role the box holds once: one lies
+            self._night_claims = (self.version, sc)
+        return self._night_claims[1]
+
     def night_suspicion(self, me: int) -> list[float]:
         """One-night: what the table said against each seat (index = seat), as seat ``me`` weighs it:
         nothing about ``me`` itself (its score stays 0.3), nothing from its own reports."""
         n = self.n
-        sc = [0.3] * (n + 1)
-        counts: dict[str, int] = {}
-        for r in self.claims.values():
-            counts[r] = counts.get(r, 0) + 1
-        for s, r in self.claims.items():
-            if s != me and 0 < s <= n:
-                if r == "werewolf":
-                    sc[s] += 0.15  # a confession is often a tanner's or a minion's trick
-                elif counts[r] > 1 and r not in ("villager", "werewolf", "mason"):
-                    sc[s] += 0.35  # two claim a role the box holds once: one lies
+        sc = self.night_claims().copy()
+        if 0 < me <= n:
+            sc[me] = 0.3  # my own claim is no evidence to me
         for c, reps in self.reports.items():
             if c == me:
                 continue
@@ -393,7 +405,7 @@ class Mind:
     __slots__ = ("seat", "tie_rows", "board", "rng", "ruleset", "salt", "strict", "seen", "role", "dealt", "wolf",
                  "pack", "good", "checks", "reported", "victims", "victim", "victim_night", "claimed", "faker",
                  "fake_checks", "fake_day", "vouched", "bottom", "lover", "last_dream", "cards", "center_seen",
-                 "now_role", "robbed", "_cache", "_trust", "_liars", "_trust_at", "version")
+                 "now_role", "robbed", "_cache", "_trust", "_liars", "_trust_at", "version", "acts")
 
     def __init__(self, seat: int, board: Board, rng: random.Random, ruleset: str, salt: int,
                  strict: bool = False, tie_rows: dict[tuple[int, ...], list[float]] | None = None) -> None:
@@ -433,6 +445,9 @@ class Mind:
         self._liars: tuple[int, ...] = ()
         self._trust_at: tuple[int, int] | None = None  # (board.claims_version, version) of _trust and _liars
         self.version = 0
+        # My ruleset's table of decisions: the one-night rulesets' votes and looks go straight to their own
+        # methods (vote and check would only pass them on).
+        self.acts = _NIGHT_ACTS if ruleset in ONE_NIGHT else _ACTS
 
     # -- private events ----------------------------------------------------------------
     def observe(self, e: Event) -> None:
@@ -695,7 +710,7 @@ class Mind:
         """A legal move for ``d``, or None for the decision's default."""
         if isinstance(d, AnyOf):
             return self.witch_any(d)
-        how = _ACTS.get(d.act)
+        how = self.acts.get(d.act)
         if how is not None:
             return how(self, d)
         return self.fallback(d)
@@ -1099,9 +1114,11 @@ class Mind:
         sc = self.night_scores()
         tie = self.ties(5)
         pick = ts[0]
+        best, best_tie = sc[pick], tie[pick]
         for s in ts:  # the highest score, then the highest tie-break; the first of equals
-            if sc[s] > sc[pick] or (sc[s] == sc[pick] and tie[s] > tie[pick]):
-                pick = s
+            x = sc[s]
+            if x > best or (x == best and tie[s] > best_tie):
+                pick, best, best_tie = s, x, tie[s]
         return target_move(d, pick)
 
     # -- speaking ---------------------------------------------------------------------------
@@ -1265,6 +1282,10 @@ _ACTS: dict[str, Callable[[Mind, Decision], Move | None]] = {
     "side": Mind.choice, "copy": Mind.copy, "rob": Mind.rob, "peek": Mind.peek,
 }
 
+_NIGHT_ACTS = {**_ACTS, "check": Mind.look, "vote": Mind.night_vote}
+# The event types that HeuristicAgent.dispatch does anything with (unless strict).
+_HEARD = frozenset({*_BOARD, *_MIND, "speech", "last_words", "discussion"})
+
 
 class HeuristicAgent(Agent):
     """Plays ``seats`` (None: every seat it is dealt a role for) of one game with heuristic minds.
@@ -1314,11 +1335,16 @@ class HeuristicAgent(Agent):
         if self.cursor < n:
             self.live = bool(getattr(game.setup, "live_speech", False))
             dispatch = self.dispatch
+            # Events that no board, mind or speaker reads (the moderator's log, the night's step calls)
+            # are passed over, unless strict minds are to record everything they were shown.
+            heard = None if self.strict else _HEARD
             for i in range(self.cursor, n):
                 # The cursor moves one event at a time: what a bot says while reading event i is
                 # placed right after it (the terminal's TableTalk reads the cursor).
                 self.cursor = i + 1
-                dispatch(events[i])
+                e = events[i]
+                if heard is None or e.type in heard:
+                    dispatch(e)
 
     def dispatch(self, e: Event) -> None:
         to = e.to
