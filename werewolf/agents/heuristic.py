@@ -422,6 +422,20 @@ class Mind:
         self.wolf = False
         self.pack: set[int] = set()  # wolves I know (me included when I am one)
         self.good: set[int] = set()  # players I know to be good
+        self.version = 0
+        # one-night rulesets
+        self.cards: dict[int, str] = {}  # what I saw: seat -> card (at the time I saw it)
+        self.center_seen: dict[int, str] = {}
+        self.now_role: str | None = None  # my card at dawn, when I know it
+        self.robbed: dict[int, str] = {}  # the robber: whom I robbed, and the card I took
+        if ruleset in ONE_NIGHT:
+            # A one-night mind is made for every seat of every simulated game and lives one night: it
+            # skips the memory of the day-and-night rulesets below, which no one-night path reads
+            # (reading one would raise AttributeError, not pass unnoticed).
+            # Its table of decisions sends votes and looks straight to their one-night methods.
+            self.acts = _NIGHT_ACTS
+            return
+        self.acts = _ACTS
         self.checks: dict[int, str] = {}  # my own checks: target -> result
         self.reported: set[int] = set()  # checks already told
         self.victims: set[int] = set()  # players the wolves attacked (the witch sees them): likely good
@@ -435,19 +449,10 @@ class Mind:
         self.bottom: list[str] = []
         self.lover: int | None = None
         self.last_dream: int | None = None
-        # one-night rulesets
-        self.cards: dict[int, str] = {}  # what I saw: seat -> card (at the time I saw it)
-        self.center_seen: dict[int, str] = {}
-        self.now_role: str | None = None  # my card at dawn, when I know it
-        self.robbed: dict[int, str] = {}  # the robber: whom I robbed, and the card I took
         self._cache: tuple[int, int, list[float]] | None = None
         self._trust: dict[int, float] = {}
         self._liars: tuple[int, ...] = ()
         self._trust_at: tuple[int, int] | None = None  # (board.claims_version, version) of _trust and _liars
-        self.version = 0
-        # My ruleset's table of decisions: the one-night rulesets' votes and looks go straight to their own
-        # methods (vote and check would only pass them on).
-        self.acts = _NIGHT_ACTS if ruleset in ONE_NIGHT else _ACTS
 
     # -- private events ----------------------------------------------------------------
     def observe(self, e: Event) -> None:
