@@ -72,7 +72,7 @@ def play_game(config: SimConfig, i: int, setup: Setup | None = None, channel: Ch
     # bots read (the setup, the log) cannot change before its last answer. The bots' tests
     # play their moves through the checking ``Game.answer`` (agents.play), which catches an illegal one.
     answer_all = game.answer_all
-    if bots.kinds == _ALL_HEURISTIC:
+    if (bots.default == "heuristic" and not bots.teams) or bots.kinds == _ALL_HEURISTIC:
         # Every seat a heuristic bot: no seat to sort by its card, and no random stream for random
         # seats to seed (seeding a Mersenne Twister costs a tenth of the bots' work in a one-night game).
         value = HeuristicAgent(random.Random(stream_seed(seed, 2)), channel=channel,
