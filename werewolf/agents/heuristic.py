@@ -53,6 +53,7 @@ from werewolf.roles import ROLES
 
 WOLFISH = ("wolf", "not_village")  # check results that name a wolf
 ONE_NIGHT = ("onuw", "onenight")
+WOLF_CARDS = ("werewolf", "minion")  # one-night: the cards of the wolves' team
 # The roles a thief (or a good player choosing a card) would rather hold, best first.
 ROLE_RANK = ("seer", "witch", "guard", "hunter", "knight", "idiot", "elder", "magician", "dreamcatcher", "silencer",
              "bear_tamer", "cupid", "villager")
@@ -98,8 +99,8 @@ class Board:
 
     __slots__ = ("n", "alive", "day", "night", "sheriff", "candidates", "claims", "reports", "accused",
                  "vouched", "call", "exposed", "cleared", "votes_for", "pk", "killed", "version", "claims_version",
-                 "_seers", "_listener", "_table_night", "_suspicion", "_suspicion_version", "stamp", "_threats",
-                 "_threats_stamp")
+                 "_seers", "_listener", "_table_night", "_night_claims", "_suspicion", "_suspicion_version", "stamp",
+                 "_threats", "_threats_stamp")
 
     def __init__(self) -> None:
         self.n = 0
@@ -126,6 +127,7 @@ class Board:
         self.claims_version = 0
         self._seers: tuple[int, tuple[int, ...], tuple[int, ...]] = (-1, (), ())
         self._table_night: tuple[int, list[float]] = (-1, [])
+        self._night_claims: tuple[int, list[float]] = (-1, [])
         self._listener: tuple[int, dict[int, float]] = (-1, {})
         self._suspicion: dict[tuple[tuple[tuple[int, float], ...], tuple[int, ...]], list[float]] = {}
         self._suspicion_version = 0
@@ -258,20 +260,31 @@ class Board:
             self._listener = (self.claims_version, seer_trust(self, seers, night_dead, False, set(), set(), set()))
         return self._listener[1]
 
+    def night_claims(self) -> list[float]:
+        """One-night: each seat's score from the claims alone (index = seat), the first term of
+        ``night_suspicion``; shared until the evidence changes, as every seat's vote starts from it."""
+        if self._night_claims[0] != self.version:
+            n = self.n
+            sc = [0.3] * (n + 1)
+            counts: dict[str, int] = {}
+            for r in self.claims.values():
+                counts[r] = counts.get(r, 0) + 1
+            for s, r in self.claims.items():
+                if 0 < s <= n:
+                    if r == "werewolf":
+                        sc[s] += 0.15  # a confession is often a tanner's or a minion's trick
+                    elif counts[r] > 1 and r not in ("villager", "werewolf", "mason"):
+                        sc[s] += 0.35  # two claim a role the box holds once: one lies
+            self._night_claims = (self.version, sc)
+        return self._night_claims[1]
+
     def night_suspicion(self, me: int) -> list[float]:
         """One-night: what the table said against each seat (index = seat), as seat ``me`` weighs it:
         nothing about ``me`` itself (its score stays 0.3), nothing from its own reports."""
         n = self.n
-        sc = [0.3] * (n + 1)
-        counts: dict[str, int] = {}
-        for r in self.claims.values():
-            counts[r] = counts.get(r, 0) + 1
-        for s, r in self.claims.items():
-            if s != me and 0 < s <= n:
-                if r == "werewolf":
-                    sc[s] += 0.15  # a confession is often a tanner's or a minion's trick
-                elif counts[r] > 1 and r not in ("villager", "werewolf", "mason"):
-                    sc[s] += 0.35  # two claim a role the box holds once: one lies
+        sc = self.night_claims().copy()
+        if 0 < me <= n:
+            sc[me] = 0.3  # my own claim is no evidence to me
         for c, reps in self.reports.items():
             if c == me:
                 continue
@@ -292,25 +305,29 @@ class Board:
 
     # -- speech acts -------------------------------------------------------------------
     def hear(self, act: Act) -> None:
-        self.stamp += 1
-        k = act.kind
-        if k == "claim" and act.role:
-            self.claims[act.seat] = act.role
-            self.claims_version += 1
-        elif k == "check" and act.target is not None:
-            self.reports.setdefault(act.seat, {})[act.target] = act.result or act.role or ""
-            self.claims_version += 1
-        elif k == "accuse" and act.target is not None:
-            self.accused.setdefault(act.target, set()).add(act.seat)
-        elif k == "vouch" and act.target is not None:
-            self.vouched.setdefault(act.target, set()).add(act.seat)
-        elif k == "call":
-            if act.seat == self.sheriff:
-                self.call = act.target
-            return
-        elif k == "defend":
-            return
-        self.version += 1
+        self.hear_all((act,))
+
+    def hear_all(self, acts: Iterable[Act]) -> None:
+        """Speech acts, in the order they were said (a speaking turn's at once: one call, not one an act)."""
+        for seat, k, target, role, result, _ in acts:  # unpacked: cheaper than reading the fields by name
+            self.stamp += 1
+            if k == "claim" and role:
+                self.claims[seat] = role
+                self.claims_version += 1
+            elif k == "check" and target is not None:
+                self.reports.setdefault(seat, {})[target] = result or role or ""
+                self.claims_version += 1
+            elif k == "accuse" and target is not None:
+                self.accused.setdefault(target, set()).add(seat)
+            elif k == "vouch" and target is not None:
+                self.vouched.setdefault(target, set()).add(seat)
+            elif k == "call":
+                if seat == self.sheriff:
+                    self.call = target
+                continue
+            elif k == "defend":
+                continue
+            self.version += 1
 
 
 _BOARD: dict[str, Callable[[Board, dict[str, Any]], None]] = {
@@ -357,6 +374,23 @@ def seer_trust(b: Board, seers: tuple[int, ...], night_dead: tuple[int, ...], i_
     return out
 
 
+# One-night speech acts, each made once: the same few (a seat, a role, a seat seen) are said game after
+# game, and looking an act up costs a fraction of building the tuple (acts are immutable, so shared).
+@cache
+def claim_act(seat: int, role: str) -> Act:
+    return Act(seat, "claim", role=role)
+
+
+@cache
+def check_act(seat: int, target: int, role: str) -> Act:
+    return Act(seat, "check", target, role=role)
+
+
+@cache
+def accuse_act(seat: int, target: int) -> Act:
+    return Act(seat, "accuse", target)
+
+
 def target_move(d: Decision, seat: int | None) -> Move:
     return {"act": d.act, getattr(d, "arg", "target"): seat}
 
@@ -375,7 +409,7 @@ class Mind:
     __slots__ = ("seat", "tie_rows", "board", "rng", "ruleset", "salt", "strict", "seen", "role", "dealt", "wolf",
                  "pack", "good", "checks", "reported", "victims", "victim", "victim_night", "claimed", "faker",
                  "fake_checks", "fake_day", "vouched", "bottom", "lover", "last_dream", "cards", "center_seen",
-                 "now_role", "robbed", "_cache", "_trust", "_liars", "_trust_at", "version")
+                 "now_role", "robbed", "_cache", "_trust", "_liars", "_trust_at", "version", "acts")
 
     def __init__(self, seat: int, board: Board, rng: random.Random, ruleset: str, salt: int,
                  strict: bool = False, tie_rows: dict[tuple[int, ...], list[float]] | None = None) -> None:
@@ -392,6 +426,20 @@ class Mind:
         self.wolf = False
         self.pack: set[int] = set()  # wolves I know (me included when I am one)
         self.good: set[int] = set()  # players I know to be good
+        self.version = 0
+        # one-night rulesets
+        self.cards: dict[int, str] = {}  # what I saw: seat -> card (at the time I saw it)
+        self.center_seen: dict[int, str] = {}
+        self.now_role: str | None = None  # my card at dawn, when I know it
+        self.robbed: dict[int, str] = {}  # the robber: whom I robbed, and the card I took
+        if ruleset in ONE_NIGHT:
+            # A one-night mind is made for every seat of every simulated game and lives one night: it
+            # skips the memory of the day-and-night rulesets below, which no one-night path reads
+            # (reading one would raise AttributeError, not pass unnoticed).
+            # Its table of decisions sends votes and looks straight to their one-night methods.
+            self.acts = _NIGHT_ACTS
+            return
+        self.acts = _ACTS
         self.checks: dict[int, str] = {}  # my own checks: target -> result
         self.reported: set[int] = set()  # checks already told
         self.victims: set[int] = set()  # players the wolves attacked (the witch sees them): likely good
@@ -405,16 +453,10 @@ class Mind:
         self.bottom: list[str] = []
         self.lover: int | None = None
         self.last_dream: int | None = None
-        # one-night rulesets
-        self.cards: dict[int, str] = {}  # what I saw: seat -> card (at the time I saw it)
-        self.center_seen: dict[int, str] = {}
-        self.now_role: str | None = None  # my card at dawn, when I know it
-        self.robbed: dict[int, str] = {}  # the robber: whom I robbed, and the card I took
         self._cache: tuple[int, int, list[float]] | None = None
         self._trust: dict[int, float] = {}
         self._liars: tuple[int, ...] = ()
         self._trust_at: tuple[int, int] | None = None  # (board.claims_version, version) of _trust and _liars
-        self.version = 0
 
     # -- private events ----------------------------------------------------------------
     def observe(self, e: Event) -> None:
@@ -515,8 +557,7 @@ class Mind:
     def team_wolf(self) -> bool:
         """Whether I play for the wolves now (one-night: by the card I know I hold)."""
         if self.ruleset in ONE_NIGHT:
-            role = self.now_role or self.role
-            return role in ("werewolf", "minion")
+            return (self.now_role or self.role) in WOLF_CARDS
         return self.wolf
 
     def trust(self) -> dict[int, float]:
@@ -678,7 +719,7 @@ class Mind:
         """A legal move for ``d``, or None for the decision's default."""
         if isinstance(d, AnyOf):
             return self.witch_any(d)
-        how = _ACTS.get(d.act)
+        how = self.acts.get(d.act)
         if how is not None:
             return how(self, d)
         return self.fallback(d)
@@ -1063,7 +1104,7 @@ class Mind:
         role = self.now_role or self.role
         if role == "tanner":
             return target_move(d, ts[self.rng.randrange(len(ts))])
-        if self.team_wolf:
+        if role in WOLF_CARDS:  # self.team_wolf, without the property's call
             wolves = set(self.pack) | ({self.seat} if role == "werewolf" else set())
             if self.dealt == "robber" and self.robbed:
                 wolves -= set(self.robbed)  # the wolf I robbed holds the robber now
@@ -1082,9 +1123,11 @@ class Mind:
         sc = self.night_scores()
         tie = self.ties(5)
         pick = ts[0]
+        best, best_tie = sc[pick], tie[pick]
         for s in ts:  # the highest score, then the highest tie-break; the first of equals
-            if sc[s] > sc[pick] or (sc[s] == sc[pick] and tie[s] > tie[pick]):
-                pick = s
+            x = sc[s]
+            if x > best or (x == best and tie[s] > best_tie):
+                pick, best, best_tie = s, x, tie[s]
         return target_move(d, pick)
 
     # -- speaking ---------------------------------------------------------------------------
@@ -1193,38 +1236,38 @@ class Mind:
 
     def speak_one_night(self) -> list[Act]:
         b = self.board
+        me = self.seat
         acts: list[Act] = []
         say = acts.append
         role = self.dealt if self.dealt != "doppelganger" else self.role
-        if self.team_wolf or role in ("werewolf", "minion"):
+        if (self.now_role or self.role) in WOLF_CARDS or role in WOLF_CARDS:  # team_wolf, or dealt a wolf card
             if role == "minion" or (self.rng.random() < 0.3 and role != "werewolf"):
-                say(Act(self.seat, "claim", role="werewolf"))  # the minion draws the vote to himself
+                say(claim_act(me, "werewolf"))  # the minion draws the vote to himself
                 return acts
-            centre_roles = [r for r in self.center_seen.values() if r not in ("werewolf", "minion")]
+            centre_roles = [r for r in self.center_seen.values() if r not in WOLF_CARDS]
             fake = centre_roles[0] if centre_roles else ("seer" if self.rng.random() < 0.4 else "villager")
-            say(Act(self.seat, "claim", role=fake))
+            say(claim_act(me, fake))
             if fake == "seer":
-                goods = [s for s in range(1, b.n + 1) if s != self.seat and s not in self.pack]
+                goods = [s for s in range(1, b.n + 1) if s != me and s not in self.pack]
                 if goods:
                     s = goods[self.rng.randrange(len(goods))]
-                    say(Act(self.seat, "check", s, role="werewolf"))
-                    say(Act(self.seat, "accuse", s))
+                    say(check_act(me, s, "werewolf"))
+                    say(accuse_act(me, s))
             return acts
         if role == "tanner":
-            say(Act(self.seat, "claim", role="werewolf"))
+            say(claim_act(me, "werewolf"))
             return acts
-        say(Act(self.seat, "claim", role=role))
-        for s, seen in self.cards.items():
-            if role == "robber":
-                continue
-            say(Act(self.seat, "check", s, role=seen))
-            if seen == "werewolf":
-                say(Act(self.seat, "accuse", s))
-        if role == "robber" and self.robbed:
+        say(claim_act(me, role))
+        if role != "robber":
+            for s, seen in self.cards.items():
+                say(check_act(me, s, seen))
+                if seen == "werewolf":
+                    say(accuse_act(me, s))
+        elif self.robbed:
             for s, took in self.robbed.items():
-                say(Act(self.seat, "check", s, role=took))
+                say(check_act(me, s, took))
         if role == "insomniac" and self.now_role:
-            say(Act(self.seat, "check", self.seat, role=self.now_role))
+            say(check_act(me, me, self.now_role))
         return acts
 
 
@@ -1247,6 +1290,10 @@ _ACTS: dict[str, Callable[[Mind, Decision], Move | None]] = {
     "infect": Mind.infect, "second_vote": Mind.no, "order": Mind.order, "oppose": Mind.choice,
     "side": Mind.choice, "copy": Mind.copy, "rob": Mind.rob, "peek": Mind.peek,
 }
+
+_NIGHT_ACTS = {**_ACTS, "check": Mind.look, "vote": Mind.night_vote}
+# The event types that HeuristicAgent.dispatch does anything with (unless strict).
+_HEARD = frozenset({*_BOARD, *_MIND, "speech", "last_words", "discussion"})
 
 
 class HeuristicAgent(Agent):
@@ -1297,11 +1344,17 @@ class HeuristicAgent(Agent):
         if self.cursor < n:
             self.live = bool(getattr(game.setup, "live_speech", False))
             dispatch = self.dispatch
+            # Events that no board, mind or speaker reads (the moderator's log, the night's step calls)
+            # are passed over, unless strict minds are to record everything they were shown.
+            heard = None if self.strict else _HEARD
             for i in range(self.cursor, n):
-                # The cursor moves one event at a time: what a bot says while reading event i is
-                # placed right after it (the terminal's TableTalk reads the cursor).
-                self.cursor = i + 1
-                dispatch(events[i])
+                e = events[i]
+                if heard is None or e.type in heard:
+                    # The cursor moves one event at a time: what a bot says while reading event i is
+                    # placed right after it (the terminal's TableTalk reads the cursor).
+                    self.cursor = i + 1
+                    dispatch(e)
+            self.cursor = n
 
     def dispatch(self, e: Event) -> None:
         to = e.to
@@ -1327,18 +1380,20 @@ class HeuristicAgent(Agent):
             if m is not None and not self.live:
                 self.say(m.speak(e.data.get("part", "last_words")))
         elif t == "discussion" and not self.live:  # one-night: everyone speaks, in seat order
-            for s in sorted(self.minds):
-                self.say(self.minds[s].speak("discussion"))
+            minds = self.minds
+            for s in sorted(minds):
+                self.say(minds[s].speak_one_night())  # what speak("discussion") says in a one-night game
 
     def say(self, acts: list[Act]) -> None:
+        post = self.channel.post
         for act in acts:
-            self.channel.post(act)
+            post(act)
             if self.strict:
                 self.public.append(act)
                 for m in self.minds.values():
                     m.board.hear(act)
-            else:
-                self.board.hear(act)
+        if not self.strict:  # the shared board hears the turn's acts in one go (no one reads it meanwhile)
+            self.board.hear_all(acts)
 
     def choose(self, game: Game, seat: int, decision: Decision) -> Move | None:
         self.sync(game)
