@@ -31,6 +31,7 @@ import time
 from dataclasses import replace
 
 import werewolf.core.game
+from werewolf.core import engine
 from werewolf.rulesets import get_ruleset
 from werewolf.sim import SimConfig, parse_bots, simulate
 from werewolf.sim.runner import run_chunk
@@ -45,7 +46,7 @@ MEMORY_MB = 200
 
 def compiled() -> bool:
     """Whether the engine imported is the compiled one."""
-    return not werewolf.core.game.__file__.endswith(".py")
+    return engine() == "compiled"
 
 
 def setups() -> list[tuple[str, SimConfig]]:

@@ -51,6 +51,10 @@ def test_the_build_is_current_and_is_what_gets_imported(compiled: Path) -> None:
                        "print(werewolf.core.game.__file__, d.__file__, o.__file__)"], compiled, cwd=SCRIPTS)
     files = where.split()
     assert len(files) == 3 and all(f.endswith(".so") and f.startswith(str(compiled)) for f in files), where
+    # and the engine says which it is (simulate reports it beside its speed)
+    assert run(["-c", "import werewolf.core; print(werewolf.core.engine())"], compiled, cwd=SCRIPTS).split() == [
+        "compiled"]
+    assert run(["-c", "import werewolf.core; print(werewolf.core.engine())"], None, cwd=SCRIPTS).split() == ["python"]
 
 
 CHECK_SCRIPTS = """

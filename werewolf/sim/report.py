@@ -10,6 +10,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from werewolf.core import engine
 from werewolf.core.errors import SetupError
 from werewolf.sim.config import SimConfig
 from werewolf.sim.stats import Stats
@@ -38,7 +39,8 @@ def document(config: SimConfig, stats: Stats, elapsed: float | None = None) -> d
     """The JSON document of a run: the setup, the statistics, and (apart) the timing."""
     doc: dict[str, Any] = {"config": config.describe(), "stats": stats.as_dict()}
     if elapsed is not None:
-        doc["timing"] = {"seconds": elapsed, "games_per_second": stats.games / elapsed if elapsed > 0 else None}
+        doc["timing"] = {"seconds": elapsed, "games_per_second": stats.games / elapsed if elapsed > 0 else None,
+                         "engine": engine()}
     return doc
 
 
@@ -48,7 +50,7 @@ def headline(config: SimConfig, stats: Stats, elapsed: float | None = None) -> s
             f" · seed {config.seed}")
     if elapsed:
         head += f" · {elapsed:.1f} s ({n / elapsed:,.0f} games/s, {config.backend}, {config.jobs} job" \
-                f"{'s' if config.jobs > 1 else ''})"
+                f"{'s' if config.jobs > 1 else ''}, {engine()} engine)"
     return head
 
 
