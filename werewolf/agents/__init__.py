@@ -44,9 +44,7 @@ def play(game: Game, agents: Mapping[int, Agent], default: Agent | None = None) 
     """Run ``game`` to its end, asking each seat's agent (``default`` for the rest)."""
     if default is not None and isinstance(default, RandomAgent) and not agents:
         # Every seat draws at random: answer each request in one go.
-        rng = default.rng
-        while not game.over:
-            game.answer_all([d.random_value(rng) for d in game.request])
+        game.play_out(default.rng)
         return game
     while not game.over:
         for d in list(game.request):

@@ -10,6 +10,7 @@ recorded answers, so ``replay`` rebuilds any game exactly.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -153,6 +154,14 @@ class Game:
         self._unlisted.append((tuple(self.request), tuple(values)))
         self.answered += len(self.request)
         self._resume(list(values))
+
+    def play_out(self, rng: random.Random) -> None:
+        """Answer every decision from now to the end with a random legal value (``Decision.random_value``).
+
+        Random agents on every seat, and rollouts: the simulations' fast path, one request at a time.
+        """
+        while not self.over:
+            self.answer_all([d.random_value(rng) for d in self.request])
 
     def decline(self, decision: Decision) -> None:
         """Give the decision its default (no answer, or a timeout)."""
