@@ -651,6 +651,22 @@ def test_replay_reproduces_the_game(name: str, deck: str, seed: int) -> None:
     assert via_json.events == game.events
 
 
+@pytest.mark.parametrize("name,deck", [("classic", "classic12"), ("wechat", "wechat12"), ("onuw", "onuw10")])
+def test_play_out_is_random_answers_given_one_by_one(name: str, deck: str) -> None:
+    """The rollout fast path (a whole request at once) plays the game that answering one decision at a time plays."""
+    import random
+
+    for seed in range(5):
+        fast = Game(Setup(name, deck=deck, seed=seed))
+        fast.play_out(random.Random(seed))
+        slow = Game(Setup(name, deck=deck, seed=seed))
+        rng = random.Random(seed)
+        while not slow.over:
+            for d in list(slow.request):
+                slow.answer_value(d, d.random_value(rng))
+        assert fast.over and fast.events == slow.events and fast.answers == slow.answers
+
+
 def test_replay_of_a_game_answered_move_by_move() -> None:
     game = at_witch()
     game.answer(5, {"act": "poison", "target": 2})
