@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import random
 from collections import Counter
 from typing import Any
 
@@ -654,8 +655,6 @@ def test_replay_reproduces_the_game(name: str, deck: str, seed: int) -> None:
 @pytest.mark.parametrize("name,deck", [("classic", "classic12"), ("wechat", "wechat12"), ("onuw", "onuw10")])
 def test_play_out_is_random_answers_given_one_by_one(name: str, deck: str) -> None:
     """The rollout fast path (a whole request at once) plays the game that answering one decision at a time plays."""
-    import random
-
     for seed in range(5):
         fast = Game(Setup(name, deck=deck, seed=seed))
         fast.play_out(random.Random(seed))
