@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -78,8 +78,8 @@ def _unknown_keys(move: Move, allowed: Iterable[str]) -> str | None:
     return None
 
 
-_NONE_FORBIDDEN: Mapping[int, str] = MappingProxyType({})
-_NO_CONTEXT: Mapping[str, Any] = MappingProxyType({})
+_NONE_FORBIDDEN: Final[Mapping[int, str]] = MappingProxyType({})
+_NO_CONTEXT: Final[Mapping[str, Any]] = MappingProxyType({})
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

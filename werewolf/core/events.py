@@ -8,12 +8,12 @@ of seats (one player, the wolf pack as it is at that moment, the lovers, ...).
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 Audience = frozenset[int] | None
 
-PUBLIC: Audience = None
-MODERATOR: Audience = frozenset()
+PUBLIC: Final[Audience] = None
+MODERATOR: Final[Audience] = frozenset()
 
 
 class Event(NamedTuple):

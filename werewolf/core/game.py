@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from werewolf import rulesets
 from werewolf.core.decisions import Decision
@@ -22,7 +22,7 @@ from werewolf.core.events import Event
 from werewolf.core.table import GameOver, Table
 
 Flow = Generator[list[Decision], list[Any], None]
-OPEN: Any = object()  # a decision not answered yet
+OPEN: Final[Any] = object()  # a decision not answered yet
 Answer = tuple[int, str, Any]  # (seat, act, value)
 
 

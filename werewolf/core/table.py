@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Final
 
 from werewolf.core.events import PUBLIC, Audience, Event
 
 # Events are made on the hot path: build the NamedTuple without its Python-level __new__.
-_event = tuple.__new__
+_event: Final = tuple.__new__
 
 
 class GameOver(Exception):
