@@ -33,11 +33,13 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "build" / "compiled"
 STAMP = "SOURCE_SHA256"
 
-# The engine's hot path: the core and the rulesets. Not ``rulesets/options.py``: options are read
-# through typing.get_type_hints, which a compiled class answers without its annotations' details.
-# Not the bots, the simulation runner or the front ends: they are not the rules, and compiling them
-# would tie them to mypyc's rules (no monkeypatching, no instance __dict__).
-COMPILED = ("werewolf/core", "werewolf/rulesets")
+# The engine's hot path: the core, the rulesets and the simulation runner's loop over games (it
+# reads every event of every game). Not ``rulesets/options.py``: options are read through
+# typing.get_type_hints, which a compiled class answers without its annotations' details. Not the
+# simulation's configuration and statistics (pickled to and from worker processes, which compiled
+# classes are not), the bots or the front ends: compiling them would tie them to mypyc's rules
+# (no monkeypatching, no instance __dict__) for little.
+COMPILED = ("werewolf/core", "werewolf/rulesets", "werewolf/sim/runner.py")
 INTERPRETED = ("werewolf/rulesets/options.py",)
 
 
@@ -45,7 +47,8 @@ def modules(root: Path = ROOT) -> list[str]:
     """The source files to compile, relative to ``root``."""
     out = []
     for folder in COMPILED:
-        for path in sorted((root / folder).rglob("*.py")):
+        paths = [root / folder] if folder.endswith(".py") else sorted((root / folder).rglob("*.py"))
+        for path in paths:
             rel = path.relative_to(root).as_posix()
             if rel not in INTERPRETED:
                 out.append(rel)

@@ -2,8 +2,9 @@
 
 It is built once per run (about 1.5 minutes; a current build in build/compiled is reused) and then
 checked in subprocesses that put it first on PYTHONPATH: every scripted game of tests/scripts and
-../shared/examples, and a sample of simulated games of every ruleset fingerprinted by the
-identical-games scripts (log, answers and result; random agents and heuristic bots).
+../shared/examples, a sample of simulated games of every ruleset fingerprinted by the
+identical-games scripts (log, answers and result; random agents and heuristic bots), and the
+statistics of a simulation run by the compiled runner over two worker processes.
 """
 
 from __future__ import annotations
@@ -91,3 +92,17 @@ def test_simulated_games_are_identical_on_the_compiled_engine(compiled: Path, tm
     run([checker, "record", str(baseline), *arguments], None, cwd=SCRIPTS)  # the Python engine
     out = run([checker, "verify", str(baseline)], compiled, cwd=SCRIPTS)
     assert "IDENTICAL" in out and "DIFFERENT" not in out, out[-3000:]
+
+
+def test_a_simulation_gives_the_same_numbers_on_the_compiled_engine(compiled: Path, tmp_path: Path) -> None:
+    """The compiled runner too, over two worker processes, heuristic bots on one side."""
+    docs = {}
+    for name, build in (("python", None), ("compiled", compiled)):
+        out = tmp_path / f"{name}.json"
+        run(["-c", "from werewolf.cli import main; main()", "simulate", "--ruleset", "classic", "--deck", "classic12",
+             "--bots", "wolves=heuristic", "--games", "300", "--jobs", "2", "--seed", "5", "--out", str(out)],
+            build, cwd=SCRIPTS)
+        docs[name] = json.loads(out.read_text())
+        assert docs[name]["timing"]["engine"] == name
+    assert docs["compiled"]["stats"] == docs["python"]["stats"]
+    assert docs["python"]["stats"]["games"] == 300 and docs["python"]["stats"]["errors"] == 0

@@ -48,6 +48,12 @@ def _chunk_task(args: tuple[SimConfig, int, int, bool]) -> tuple[Stats, list[dic
     return run_chunk(*args)
 
 
+def _ray_chunk(config: SimConfig, start: int, stop: int, keep_logs: bool
+               ) -> tuple[Stats, list[dict[str, Any]] | None]:
+    # A Python function for ray.remote, which refuses a compiled one (scripts/compile.py compiles the runner).
+    return run_chunk(config, start, stop, keep_logs)
+
+
 def _collect(config: SimConfig, results: Iterator[tuple[Stats, list[dict[str, Any]] | None]],
              progress: Progress | None, logs: LogSink | None) -> Stats:
     total = Stats()
@@ -81,7 +87,7 @@ def _run_ray(config: SimConfig, progress: Progress | None, logs: LogSink | None)
 
 
 def _ray_loop(ray: Any, config: SimConfig, progress: Progress | None, logs: LogSink | None) -> Stats:
-    task = ray.remote(run_chunk)
+    task = ray.remote(_ray_chunk)
     keep = logs is not None
     width = max(2, int(ray.cluster_resources().get("CPU", config.jobs)) * 2)  # chunks in flight
     chunks = iter(enumerate(config.chunks()))
