@@ -8,8 +8,8 @@
 The rules stay the Python you read: mypyc compiles the same files (as it compiles mypy and black),
 and a game is identical either way (tests/test_compiled.py checks the scripted games and a sample
 of simulated ones on every CI run). What it buys is speed for batch simulation: a day-and-night
-game in less than half the machine instructions (classic 9: 2.54 → 1.15 million; classic 12:
-4.34 → 1.95 million), a one-night game in three quarters (onuw 5: 426k → 320k).
+game in less than half the machine instructions (classic 9: 2.54 → 1.10 million; classic 12:
+4.34 → 1.82 million), a one-night game in under three quarters (onuw 5: 426k → 308k).
 
 The build is a copy of the package, put first on ``PYTHONPATH``, not compiled modules beside the
 source: an editable install would go on importing a stale compiled module after its .py file
