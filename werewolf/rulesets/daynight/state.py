@@ -9,11 +9,11 @@ from typing import Any
 from werewolf.core.events import MODERATOR, PUBLIC, Event
 from werewolf.core.table import Table, _event
 from werewolf.roles import ROLES
-from werewolf.rulesets.options import DayNightOptions
+from werewolf.rulesets.options import DayNightOptions, Weight
 
-# Votes a candidate got: whole votes, or halves where a sheriff's 1.5 counts. Not ``float``: the
-# log shows 2 votes as 2, and a compiled build (mypyc) would store a float-typed 2 as 2.0.
-Votes = int | float
+# Votes a candidate got: a sum of vote weights (whole votes, or halves where a sheriff's 1.5 counts),
+# typed as the weights are, and for the same reason (the log shows 2 votes as 2).
+Votes = Weight
 
 
 class Player:
