@@ -13,7 +13,6 @@ import random
 from collections.abc import Iterable
 from typing import Any
 
-from werewolf.agents import RandomAgent, play
 from werewolf.agents.heuristic import HeuristicAgent
 from werewolf.agents.speech import Channel
 from werewolf.core.events import Event
@@ -64,7 +63,7 @@ def play_game(config: SimConfig, i: int, setup: Setup | None = None, channel: Ch
     game = Game((setup or base_setup(config)).with_seed(seed))
     bots = config.bots
     if bots.default == "random" and not bots.teams:
-        play(game, {}, RandomAgent(rng=random.Random(stream_seed(seed, 1))))  # every request answered at once
+        game.play_out(random.Random(stream_seed(seed, 1)))  # random agents: every request answered at once
         return game
     if channel is None:  # an empty channel of the caller's is still the one to talk on
         channel = Channel()
@@ -84,7 +83,7 @@ def play_game(config: SimConfig, i: int, setup: Setup | None = None, channel: Ch
     kinds = {s: bots.kind(team_key(r)) for s, r in dealt_roles(game).items()}
     heuristic_seats = [s for s, k in kinds.items() if k == "heuristic"]
     if not heuristic_seats:
-        play(game, {}, RandomAgent(rng=rng))  # every request answered at once
+        game.play_out(rng)  # random agents: every request answered at once
         return game
     value = HeuristicAgent(random.Random(stream_seed(seed, 2)), channel=channel, seats=heuristic_seats,
                            ruleset=config.ruleset).value
