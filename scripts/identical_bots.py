@@ -32,13 +32,12 @@ from werewolf.agents.heuristic import HeuristicAgent
 from werewolf.agents.speech import Channel
 from werewolf.core.game import Game, Setup
 from werewolf.rulesets import get_ruleset
+from werewolf.rulesets.onuw import EVERY_ROLE_DECK
 from werewolf.rulesets.wechat import EXPANSION_DECK_A, EXPANSION_DECK_B, expansion_options
 from werewolf.sim import SimConfig, parse_bots
 from werewolf.sim.runner import base_setup, play_game
 
 BOTS = ("heuristic", "wolves=heuristic", "village=heuristic")
-ONUW_ALL = ("doppelganger", "werewolf", "werewolf", "minion", "mason", "mason", "seer", "robber", "troublemaker",
-            "drunk", "insomniac", "tanner", "hunter")
 
 
 def other_setups() -> list[tuple[str, Setup]]:
@@ -47,7 +46,7 @@ def other_setups() -> list[tuple[str, Setup]]:
     out += [(f"facetoface {d}", Setup("facetoface", deck=d)) for d in get_ruleset("facetoface").decks()]
     out += [("wechat A", Setup("wechat", deck=EXPANSION_DECK_A, options=expansion_options(EXPANSION_DECK_A))),
             ("wechat B", Setup("wechat", deck=EXPANSION_DECK_B, options=expansion_options(EXPANSION_DECK_B))),
-            ("onuw all", Setup("onuw", deck=ONUW_ALL)), ("onuw 10", Setup("onuw", players=10)),
+            ("onuw all", Setup("onuw", deck=EVERY_ROLE_DECK)), ("onuw 10", Setup("onuw", players=10)),
             ("onenight 7", Setup("onenight", players=7))]
     return out
 

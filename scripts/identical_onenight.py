@@ -31,6 +31,7 @@ from game_digests import digest, main
 
 from werewolf.agents import RandomAgent, play
 from werewolf.core.game import Game, Setup
+from werewolf.rulesets.onuw import EVERY_ROLE_DECK
 from werewolf.sim.config import BotSpec, SimConfig, game_seed, stream_seed
 from werewolf.sim.runner import run_chunk
 
@@ -48,8 +49,7 @@ def setups() -> list[Run]:
     out.append(("onenight default players", Setup("onenight")))
     customs: dict[str, tuple[str, tuple[str, ...]]] = {
         # The doppelganger with everything it can copy, and its insomniac step.
-        "onuw doppel 10": ("onuw", ("doppelganger", "werewolf", "werewolf", "minion", "mason", "mason", "seer",
-                                    "robber", "troublemaker", "drunk", "insomniac", "tanner", "hunter")),
+        "onuw doppel 10": ("onuw", EVERY_ROLE_DECK),
         "onuw doppel 5": ("onuw", ("doppelganger", "werewolf", "seer", "robber", "troublemaker", "insomniac",
                                    "hunter", "tanner")),
         "onuw lone wolf tanner": ("onuw", ("werewolf", "tanner", "hunter", "villager", "seer", "drunk", "minion")),

@@ -15,12 +15,9 @@ from werewolf.core.game import Game, Setup
 from werewolf.core.views import visible_events
 from werewolf.i18n import LANGS, placeholders
 from werewolf.rulesets import get_ruleset
+from werewolf.rulesets.onuw import EVERY_ROLE_DECK
 from werewolf.rulesets.wechat import EXPANSION_DECK_A, EXPANSION_DECK_B, expansion_options
 from werewolf.sim import SimConfig, parse_bots, simulate
-
-ONUW_ALL = ("doppelganger", "werewolf", "werewolf", "minion", "mason", "mason", "seer", "robber", "troublemaker",
-            "drunk", "insomniac", "tanner", "hunter")
-
 
 SETUPS = (
     [Setup("classic", deck=d) for d in get_ruleset("classic").decks() if d.startswith("c12_")]
@@ -28,7 +25,7 @@ SETUPS = (
     + [Setup("facetoface", deck=d) for d in get_ruleset("facetoface").decks()]
     + [Setup("wechat", players=12), Setup("wechat", deck=EXPANSION_DECK_A, options=expansion_options(EXPANSION_DECK_A)),
        Setup("wechat", deck=EXPANSION_DECK_B, options=expansion_options(EXPANSION_DECK_B))]
-    + [Setup("onuw", players=n) for n in (3, 5, 10)] + [Setup("onuw", deck=ONUW_ALL)]
+    + [Setup("onuw", players=n) for n in (3, 5, 10)] + [Setup("onuw", deck=EVERY_ROLE_DECK)]
     + [Setup("onenight", players=n) for n in (3, 5, 7)]
 )
 

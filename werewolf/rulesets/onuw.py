@@ -12,6 +12,10 @@ from werewolf.rulesets.onenight_common import Gen, OneNightRuleset, OneNightTabl
 # The 16 cards of the box; 003 prints 「Tanner(×3)」, a misprint for villager ×3 (A-58).
 BOX = {"doppelganger": 1, "werewolf": 2, "minion": 1, "mason": 2, "seer": 1, "robber": 1, "troublemaker": 1,
        "drunk": 1, "insomniac": 1, "villager": 3, "tanner": 1, "hunter": 1}
+# Every role of the box in one deck (10 players; the doppelganger can copy each): the bots' tests and
+# the identical-games checkers play it.
+EVERY_ROLE_DECK = ("doppelganger", "werewolf", "werewolf", "minion", "mason", "mason", "seer", "robber",
+                   "troublemaker", "drunk", "insomniac", "tanner", "hunter")
 
 
 def seer(t: OneNightTable, seat: int) -> Gen:
