@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import random
-from typing import Any, Final
+from typing import Any
 
 from werewolf.core.events import PUBLIC, Audience, Event
-
-# Events are made on the hot path: build the NamedTuple without its Python-level __new__.
-_event: Final = tuple.__new__
 
 
 class GameOver(Exception):
@@ -33,7 +30,7 @@ class Table:
         self.custom_deck = False
 
     def emit(self, type: str, to: Audience = PUBLIC, phase: str | None = None, /, **data: Any) -> None:
-        self.events.append(_event(Event, (type, phase or self.phase, data, to)))
+        self.events.append(Event(type, phase or self.phase, data, to))
 
     def coin(self) -> int:
         """The clock rule as a seeded coin: 1 = odd minute = ascending/clockwise."""

@@ -27,7 +27,7 @@ from werewolf.core.decisions import Choice, Decision, Move, Pair, Speak, Target
 from werewolf.core.errors import SetupError
 from werewolf.core.events import MODERATOR, PUBLIC, Event
 from werewolf.core.game import Flow, Setup
-from werewolf.core.table import Table, _event
+from werewolf.core.table import Table
 from werewolf.roles import ROLES
 from werewolf.rulesets.options import OneNightOptions, make_options
 
@@ -183,17 +183,17 @@ class OneNightTable(Table):
     # compiled build (mypyc) confuses a positional-only name with a keyword of ``**data``.
     def tell(self, whom: int, type: str, /, **data: Any) -> None:
         """An event for one player's eyes."""
-        self.events.append(_event(Event, (type, self.phase, data, self.seating.alone[whom - 1])))
+        self.events.append(Event(type, self.phase, data, self.seating.alone[whom - 1]))
 
     def tell_group(self, group: Iterable[int], type: str, /, **data: Any) -> None:
         """An event for a group that opens its eyes together (the werewolves, the masons)."""
-        self.events.append(_event(Event, (type, self.phase, data, frozenset(group))))
+        self.events.append(Event(type, self.phase, data, frozenset(group)))
 
     def log(self, type: str, /, **data: Any) -> None:
-        self.events.append(_event(Event, (type, self.phase, data, MODERATOR)))
+        self.events.append(Event(type, self.phase, data, MODERATOR))
 
     def say(self, type: str, /, **data: Any) -> None:
-        self.events.append(_event(Event, (type, self.phase, data, PUBLIC)))
+        self.events.append(Event(type, self.phase, data, PUBLIC))
 
 
 # -- decisions ------------------------------------------------------------------------
@@ -689,10 +689,13 @@ class OneNightRuleset:
             i += 1
 
     @staticmethod
-    def die(t: OneNightTable, seat: int, cause: str, **more: Any) -> None:
+    def die(t: OneNightTable, seat: int, cause: str, by: int | None = None) -> None:
         t.dead.append(seat)
         t.causes[seat] = cause
-        t.say("death", seat=seat, cause=cause, **more)
+        if by is None:
+            t.say("death", seat=seat, cause=cause)
+        else:
+            t.say("death", seat=seat, cause=cause, by=by)
 
 
 # The log's team of a dawn role: the minion is on the wolves' team; every role not named is "village".

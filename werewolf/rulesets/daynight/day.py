@@ -201,12 +201,12 @@ class DaySteps:
             if b is not None:
                 tally[b] = tally.get(b, 0) + 1
                 cast[s] = b
-        ev = {"round": act, "tally": dict(sorted(tally.items()))}
+        counted = dict(sorted(tally.items()))
         if t.opts.sheriff_vote_secret:
-            t.say("votes", **ev)
+            t.say("votes", round=act, tally=counted)
             t.log("ballots", round=act, ballots=cast)
         else:
-            t.say("votes", **ev, ballots=cast)
+            t.say("votes", round=act, tally=counted, ballots=cast)
         return top(tally)
 
     def elect(self: Moderator, seat: int, how: str) -> None:
@@ -273,7 +273,10 @@ class DaySteps:
         if t.live_speech:
             (text,) = yield [Speak(seat, part)]
         if part != "last_words":
-            t.say("speech", seat=seat, part=part, **({"text": text} if text else {}))
+            if text:
+                t.say("speech", seat=seat, part=part, text=text)
+            else:
+                t.say("speech", seat=seat, part=part)
         elif text:
             t.say("last_words_text", seat=seat, text=text)
 
@@ -290,14 +293,13 @@ class DaySteps:
         yield from self.interrupts()
         if not t.live_speech:
             # Nobody is asked anything: say the turns straight away (the simulations' hot path).
-            players, silent_reason, say = t.players, self.silent_reason, t.say
             for s in order:
-                if players[s - 1].alive:
-                    reason = silent_reason(s)
+                if t.players[s - 1].alive:
+                    reason = self.silent_reason(s)
                     if reason:
-                        say("silent_turn", seat=s, part="discussion", reason=reason)
+                        t.say("silent_turn", seat=s, part="discussion", reason=reason)
                     else:
-                        say("speech", seat=s, part="discussion")
+                        t.say("speech", seat=s, part="discussion")
             return
         for i, s in enumerate(order):
             if i and t.live_speech:

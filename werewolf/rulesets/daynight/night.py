@@ -296,7 +296,7 @@ def witch(m: Moderator, p: Player | None) -> Gen:
     use_potions(m, p, used, victim)
 
 
-def ask_potions(m: Any, p: Player, asks: list[Decision]) -> Generator[list[Decision], list[Any], list[Any]]:
+def ask_potions(m: Moderator, p: Player, asks: list[Decision]) -> Generator[list[Decision], list[Any], list[Any]]:
     """Ask for the potions on offer: one choice where only one potion a night is allowed."""
     if not asks:
         return []
@@ -308,7 +308,7 @@ def ask_potions(m: Any, p: Player, asks: list[Decision]) -> Generator[list[Decis
     return [(d.act, v) for d, v in zip(asks, vals) if v is not None and v is not False]
 
 
-def use_potions(m: Any, p: Player, used: list[tuple[str, Any]], victim: int | None) -> None:
+def use_potions(m: Moderator, p: Player, used: list[tuple[str, Any]], victim: int | None) -> None:
     """Spend the potions: the antidote on ``victim`` (a yes) or on the seat named, the poison on its target."""
     t, n = m.t, m.n
     for act, v in used:

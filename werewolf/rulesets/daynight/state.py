@@ -7,7 +7,7 @@ from bisect import bisect_left, bisect_right
 from typing import Any
 
 from werewolf.core.events import MODERATOR, PUBLIC, Event
-from werewolf.core.table import Table, _event
+from werewolf.core.table import Table
 from werewolf.roles import ROLES
 from werewolf.rulesets.options import DayNightOptions, Weight
 
@@ -190,15 +190,15 @@ class DayNightTable(Table):
     # -- events ----------------------------------------------------------------
     def tell(self, to: Any, type: str, /, **data: Any) -> None:
         """A private event to some seats."""
-        self.events.append(_event(Event, (type, self.phase, data, frozenset(to))))
+        self.events.append(Event(type, self.phase, data, frozenset(to)))
 
     def log(self, type: str, /, **data: Any) -> None:
         """An event for the moderator's log only."""
-        self.events.append(_event(Event, (type, self.phase, data, MODERATOR)))
+        self.events.append(Event(type, self.phase, data, MODERATOR))
 
     def say(self, type: str, /, **data: Any) -> None:
         """A public event."""
-        self.events.append(_event(Event, (type, self.phase, data, PUBLIC)))
+        self.events.append(Event(type, self.phase, data, PUBLIC))
 
 
 _NEVER_WITH_PACK = frozenset({"hidden_wolf", "cupid"})
