@@ -20,6 +20,8 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
+from werewolf.core.draws import randbelow
+
 Move = dict[str, Any]
 
 
@@ -60,7 +62,7 @@ class Decision:
 
     def random_value(self, rng: random.Random) -> Any:
         opts = self.options()
-        return self.value(opts[rng.randrange(len(opts))])
+        return self.value(opts[randbelow(rng, len(opts))])
 
     def describe(self) -> dict[str, Any]:
         """A JSON-able summary for views."""
@@ -233,7 +235,7 @@ class Choice(Decision):
 
     def random_value(self, rng: random.Random) -> Any:
         n = len(self.values) + (1 if self.optional else 0)
-        i = rng.randrange(n)
+        i = randbelow(rng, n)
         return self.values[i] if i < len(self.values) else None
 
 
@@ -342,7 +344,7 @@ class AnyOf(Decision):
         return out
 
     def random_value(self, rng: random.Random) -> tuple[str, Any] | None:
-        d = self.alternatives[rng.randrange(len(self.alternatives))]
+        d = self.alternatives[randbelow(rng, len(self.alternatives))]
         v = d.random_value(rng)
         if v is None or v is False:
             return None
@@ -407,7 +409,7 @@ class Subset(Decision):
                 for k in range(self.most + 1) for c in combinations(self.targets, k)]
 
     def random_value(self, rng: random.Random) -> tuple[int, ...]:
-        k = rng.randrange(min(self.most, len(self.targets)) + 1)
+        k = randbelow(rng, min(self.most, len(self.targets)) + 1)
         return tuple(rng.sample(self.targets, k))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from werewolf.core.draws import randbelow
 from werewolf.core.events import PUBLIC, Audience, Event
 
 
@@ -34,7 +35,7 @@ class Table:
 
     def coin(self) -> int:
         """The clock rule as a seeded coin: 1 = odd minute = ascending/clockwise."""
-        return self.rng.randrange(2)
+        return randbelow(self.rng, 2)
 
     def roles_by_seat(self) -> dict[int, str]:
         raise NotImplementedError

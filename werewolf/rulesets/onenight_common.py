@@ -24,6 +24,7 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from werewolf.core.decisions import Choice, Decision, Move, Pair, Speak, Target
+from werewolf.core.draws import randbelow, shuffle
 from werewolf.core.errors import SetupError
 from werewolf.core.events import MODERATOR, PUBLIC, Event
 from werewolf.core.game import Flow, Setup
@@ -261,7 +262,7 @@ class Look(Decision):
 
     def random_value(self, rng: random.Random) -> int | tuple[int, ...] | None:
         sets = _card_sets(self.n_center, self.k)
-        i = rng.randrange(len(self.targets) + len(sets) + 1)
+        i = randbelow(rng, len(self.targets) + len(sets) + 1)
         if i < len(self.targets):
             return self.targets[i]
         i -= len(self.targets)
@@ -435,23 +436,6 @@ class Dealt(NamedTuple):
     cards: tuple[str, ...]
     players: int
     plan: Plan
-
-
-@cache
-def _shuffle_draws(size: int) -> tuple[tuple[int, int], ...]:
-    """For each position ``i`` that ``random.shuffle`` fills, from the last down to 1: (i, the bits it draws)."""
-    return tuple((i, (i + 1).bit_length()) for i in range(size - 1, 0, -1))
-
-
-def shuffle(rng: random.Random, cards: list[str]) -> None:
-    """``rng.shuffle(cards)``: the same draws of ``getrandbits`` and the same order of the cards (the
-    games of a seed must stay the same), without its Python call to ``_randbelow`` per card."""
-    getrandbits = rng.getrandbits
-    for i, bits in _shuffle_draws(len(cards)):
-        j = getrandbits(bits)
-        while j > i:  # drawn again until below i + 1, as ``_randbelow`` does
-            j = getrandbits(bits)
-        cards[i], cards[j] = cards[j], cards[i]
 
 
 class Step(NamedTuple):

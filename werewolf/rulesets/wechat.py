@@ -11,6 +11,7 @@ from collections.abc import Generator
 from typing import Any
 
 from werewolf.core.decisions import Decision, Flag, Subset
+from werewolf.core.draws import shuffle
 from werewolf.core.errors import SetupError
 from werewolf.roles import ROLES
 from werewolf.rulesets import wechat_roles as R
@@ -157,7 +158,7 @@ class WechatModerator(Moderator):
                 self.w.clans = t.opts.clans
             else:
                 seats = list(range(1, t.n + 1))
-                t.rng.shuffle(seats)
+                shuffle(t.rng, seats)
                 half = (t.n + 1) // 2
                 self.w.clans = (tuple(sorted(seats[:half])), tuple(sorted(seats[half:])))
             t.say("clans", A=list(self.w.clans[0]), B=list(self.w.clans[1]))
@@ -518,13 +519,13 @@ class WechatRuleset(DayNightRuleset):
     def deal(self, deck: list[str], opts: DayNightOptions, rng: random.Random) -> tuple[list[str], list[str]]:
         """「應從牌堆中隨機抽取兩張不為盜賊的卡牌」: the thief is never among the bottom cards."""
         if "thief" not in deck:
-            rng.shuffle(deck)
+            shuffle(rng, deck)
             return deck, []
         rest = list(deck)
         rest.remove("thief")
-        rng.shuffle(rest)
+        shuffle(rng, rest)
         bottom, dealt = rest[:2], rest[2:] + ["thief"]
-        rng.shuffle(dealt)
+        shuffle(rng, dealt)
         return dealt, bottom
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from mypy_extensions import trait
 
 from werewolf.core.decisions import Choice, Decision, Flag, Move, Speak, Target
+from werewolf.core.draws import choice
 from werewolf.rulesets.daynight.state import Player, Votes
 
 if TYPE_CHECKING:
@@ -72,7 +73,7 @@ class Explode(Flag):
 
     def random_value(self, rng: Any) -> Any:
         if rng.random() < 0.03:
-            return ("explode", rng.choice(self.targets) if self.targets else None)
+            return ("explode", choice(rng, self.targets) if self.targets else None)
         return None
 
 

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from werewolf.core.draws import shuffle
 from werewolf.core.errors import SetupError
 from werewolf.core.game import Flow, Setup
 from werewolf.roles import ROLES
@@ -167,10 +168,10 @@ class DayNightRuleset:
 
     def deal(self, deck: list[str], opts: DayNightOptions, rng: random.Random) -> tuple[list[str], list[str]]:
         if "thief" not in deck:
-            rng.shuffle(deck)
+            shuffle(rng, deck)
             return deck, []
         while True:
-            rng.shuffle(deck)
+            shuffle(rng, deck)
             bottom, rest = deck[:2], deck[2:]
             try:
                 self.check_bottom(bottom, opts)
