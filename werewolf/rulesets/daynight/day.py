@@ -4,8 +4,9 @@ and the day's interruptions (self-destruct, knight duel) (RULES.md §3.2, §3.3,
 
 from __future__ import annotations
 
-from collections.abc import Generator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Generator, Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Final
 
 from mypy_extensions import trait
 
@@ -25,6 +26,19 @@ class DayEnds(Exception):
     """The day is cut short (self-destruct, a successful duel): go to night."""
 
 
+# Explode decisions are offered to every living wolf at every boundary: the few contexts
+# ({"when": boundary}) are made once and shared, read-only.
+_WHEN_CONTEXTS: dict[str, Mapping[str, Any]] = {}
+_WHEN_DEFAULT: Final[Mapping[str, Any]] = MappingProxyType({"when": "discussion"})
+
+
+def _when(boundary: str) -> Mapping[str, Any]:
+    context = _WHEN_CONTEXTS.get(boundary)
+    if context is None:
+        context = _WHEN_CONTEXTS[boundary] = MappingProxyType({"when": boundary})
+    return context
+
+
 class Explode(Flag):
     """A wolf's self-destruct, offered at a speaking boundary (``when``).
 
@@ -41,8 +55,8 @@ class Explode(Flag):
         self.interrupt = True
         self.why = "reveal yourself as a wolf and end the day"
         self.default = False
-        self.context = {"when": when}
-        self.context_defaults = {"when": "discussion"}
+        self.context = _when(when)
+        self.context_defaults = _WHEN_DEFAULT
         self.targets = targets
 
     def check(self, move: Move) -> str | None:

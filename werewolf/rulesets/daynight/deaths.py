@@ -9,7 +9,7 @@ the trigger's time and happen before the batch's win check; optional follow-ups
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from mypy_extensions import trait
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 Gen = Generator[list[Decision], list[Any], Any]
 
-SHOOTERS = ("hunter", "wolf_king")
+SHOOTERS: Final = ("hunter", "wolf_king")
 
 
 @trait

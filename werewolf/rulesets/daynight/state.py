@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_left, bisect_right
-from typing import Any
+from typing import Any, Final
 
 from werewolf.core.events import MODERATOR, PUBLIC, Event
 from werewolf.core.table import Table
@@ -23,6 +23,7 @@ class Player:
         "category",  # current 屠邊 category: god, villager, wolf, none
         "idiot_revealed", "silenced_day", "wounded", "lives", "swapped",
         "transformed", "disabled",
+        "pack_card",  # the card's own role wakes with the pack (ROLES[role].pack), kept by become()
     )
 
     def __init__(self, seat: int, role: str) -> None:
@@ -47,6 +48,7 @@ class Player:
         self.role = role
         self.faction = r.faction
         self.category = r.category
+        self.pack_card = r.pack and role not in _NEVER_WITH_PACK
 
     @property
     def wolf(self) -> bool:
@@ -176,7 +178,7 @@ class DayNightTable(Table):
         # The hidden wolf never wakes with the pack; a transformed wild child, a
         # thief who took a wolf card and an infected player do.
         return [p for p in self.living()
-                if p.role not in _NEVER_WITH_PACK and (ROLES[p.role].pack or p.faction == "wolf")]
+                if p.pack_card or (p.faction == "wolf" and p.role not in _NEVER_WITH_PACK)]
 
     def lover_of(self, seat: int) -> int | None:
         if self.lovers and seat in self.lovers:
@@ -201,4 +203,4 @@ class DayNightTable(Table):
         self.events.append(Event(type, self.phase, data, PUBLIC))
 
 
-_NEVER_WITH_PACK = frozenset({"hidden_wolf", "cupid"})
+_NEVER_WITH_PACK: Final = frozenset({"hidden_wolf", "cupid"})
