@@ -248,7 +248,7 @@ class WechatModerator(Moderator):
             return
         q.faction, q.disabled = "wolf", True
         self.w.infection_news = True
-        t.tell([q.seat], "infected", seat=q.seat)
+        t.tell(q.seat, "infected", seat=q.seat)
 
     def rusty_wound(self, knight: Player) -> None:
         t = self.t
@@ -396,7 +396,7 @@ class WechatModerator(Moderator):
                 t.become(p, "villager")  # the exiled player goes as a plain villager, no triggers
                 t.become(servant, role)
                 self.fresh_powers(servant)
-                t.tell([servant.seat], "took", seat=servant.seat, role=role)
+                t.tell(servant.seat, "took", seat=servant.seat, role=role)
         if p.role == "angel" and t.day == 1:
             batch: list[Player] = []
             self.die(p, "exile", batch)
@@ -427,7 +427,7 @@ class WechatModerator(Moderator):
                 and not t.p(t.model).alive and child.faction == "good"):
             child.transformed = True
             child.faction = "wolf"
-            t.tell([child.seat], "transformed", seat=child.seat)
+            t.tell(child.seat, "transformed", seat=child.seat)
             self.verdict(rule)
 
     def verdict(self, rule: str | None) -> None:

@@ -90,7 +90,7 @@ def piper(m: WechatModerator, p: Player | None) -> Gen:
         return  # already charmed: no effect
     w.enchanted.add(x)
     w.newly_enchanted.append(x)
-    t.tell([p.seat], "enchanted", seat=p.seat, target=x)
+    t.tell(p.seat, "enchanted", seat=p.seat, target=x)
     m.check_win()  # a charm can decide the game at once (RULES.md §4.3)
 
 
@@ -99,14 +99,14 @@ def pack(m: WechatModerator, p: Player | None) -> Gen:
     t, w = m.t, m.w
     members = m.wechat_pack()
     if m.n.k == 1 and members:
-        t.tell([q.seat for q in members], "pack", seats=[q.seat for q in members], special=[])
+        t.tell_group([q.seat for q in members], "pack", seats=[q.seat for q in members], special=[])
     if not members:
         return
     targets = [q.seat for q in t.living()]
     names = yield [Target(q.seat, "kill", targets, why="the pack chooses tonight's victim") for q in members]
     named = {x for x in names if x is not None}
     m.n.wolf = named.pop() if len(named) == 1 else None
-    t.tell([q.seat for q in members], "pack_choice", target=m.n.wolf)
+    t.tell_group([q.seat for q in members], "pack_choice", target=m.n.wolf)
     father = t.holder("wolf_father")
     if (father is not None and father.alive and not father.disabled and w.infections_left > 0
             and m.n.wolf is not None and father in members):
@@ -161,7 +161,7 @@ def fox(m: WechatModerator, p: Player | None) -> Gen:
         return
     near = {x, t.left(x), t.right(x)} - {None}
     found = any(m.bear_smells(t.p(s)) for s in near if s is not None)
-    t.tell([p.seat], "sniff", seat=p.seat, target=x, result=found)
+    t.tell(p.seat, "sniff", seat=p.seat, target=x, result=found)
     if not found:
         w.fox_active = False
 
@@ -173,7 +173,7 @@ def witch(m: WechatModerator, p: Player | None) -> Gen:
         return
     attacked = m.attacked()
     if t.antidote:
-        t.tell([p.seat], "victim", seat=p.seat, target=n.wolf if not n.infect else None, targets=attacked)
+        t.tell(p.seat, "victim", seat=p.seat, target=n.wolf if not n.infect else None, targets=attacked)
     asks: list[Decision] = []
     if t.antidote:
         asks.append(Save(p.seat, [q.seat for q in t.living()], None if n.infect else n.wolf))
@@ -201,7 +201,7 @@ def half_blood(m: WechatModerator, p: Player | None) -> Gen:
     targets = [q.seat for q in t.living() if q.seat != p.seat]
     (x,) = yield [Target(p.seat, "support", targets, optional=False, why="choose the player you support")]
     m.w.supports = x
-    t.tell([p.seat], "supports", seat=p.seat, target=x)
+    t.tell(p.seat, "supports", seat=p.seat, target=x)
 
 
 def prejudiced(m: WechatModerator, p: Player | None) -> Gen:
@@ -219,7 +219,7 @@ def wolf_hound(m: WechatModerator, p: Player | None) -> Gen:
         return
     (side,) = yield [Choice(p.seat, "side", "side", ["wolves", "village"], why="choose your side for good")]
     p.faction = "wolf" if side == "wolves" else "good"
-    t.tell([p.seat], "side", seat=p.seat, side=side)
+    t.tell(p.seat, "side", seat=p.seat, side=side)
 
 
 def siblings(m: WechatModerator, p: Player | None) -> Gen:
@@ -229,6 +229,6 @@ def siblings(m: WechatModerator, p: Player | None) -> Gen:
         return
     group = [q.seat for q in t.players if q.role == p.role and t.lover_of(q.seat) is None]
     if len(group) > 1:
-        t.tell(group, "siblings", role=p.role, seats=group)
+        t.tell_group(group, "siblings", role=p.role, seats=group)
     return
     yield

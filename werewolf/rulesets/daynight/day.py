@@ -272,7 +272,7 @@ class DaySteps:
             return
         child.transformed = True
         child.faction = "wolf"
-        t.tell([child.seat], "transformed", seat=child.seat)
+        t.tell(child.seat, "transformed", seat=child.seat)
         t.log("ruling", rule="wild_child_transforms", seat=child.seat)
 
     # -- speeches -----------------------------------------------------------------

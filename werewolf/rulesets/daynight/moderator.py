@@ -35,7 +35,7 @@ class Moderator(Deaths, NightSteps, ClassicResolution, DaySteps, Wins):
         t = self.t
         t.say("game_start", ruleset=t.ruleset, players=t.n, custom_deck=t.custom_deck)
         for p in t.players:
-            t.tell([p.seat], "role", seat=p.seat, role=p.role)
+            t.tell(p.seat, "role", seat=p.seat, role=p.role)
         self.announce_setup()
         try:
             k = 1

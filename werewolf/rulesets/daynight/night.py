@@ -134,7 +134,7 @@ def thief(m: Moderator, p: Player | None) -> Gen:
     if p is None or p.dealt != "thief":
         return
     cards = list(t.center)
-    t.tell([p.seat], "bottom_cards", seat=p.seat, cards=cards)
+    t.tell(p.seat, "bottom_cards", seat=p.seat, cards=cards)
     wolves = [i + 1 for i, c in enumerate(cards) if m.is_wolf_card(c)]
     legal = wolves if wolves else [1, 2]
     forced = bool(wolves) or t.opts.thief_must_swap
@@ -150,7 +150,7 @@ def thief(m: Moderator, p: Player | None) -> Gen:
         return
     taken = cards[card - 1]
     t.become(p, taken)
-    t.tell([p.seat], "took", seat=p.seat, card=card, role=taken)
+    t.tell(p.seat, "took", seat=p.seat, card=card, role=taken)
 
 
 def cupid(m: Moderator, p: Player | None) -> Gen:
@@ -167,7 +167,7 @@ def cupid(m: Moderator, p: Player | None) -> Gen:
     t.lovers_mixed = len(wolves) == 1
     t.lovers_double_wolf = len(wolves) == 2
     t.log("lovers_linked", seats=[a, b], mixed=t.lovers_mixed)
-    t.tell([p.seat], "linked", seat=p.seat, lovers=[a, b])
+    t.tell(p.seat, "linked", seat=p.seat, lovers=[a, b])
     m.lovers_formed()
 
 
@@ -176,7 +176,7 @@ def lovers(m: Moderator, p: Player | None) -> None:
     t = m.t
     if t.lovers:
         a, b = t.lovers
-        t.tell([a, b], "lovers", seats=[a, b])
+        t.tell_group([a, b], "lovers", seats=[a, b])
 
 
 def wild_child(m: Moderator, p: Player | None) -> Gen:
@@ -186,7 +186,7 @@ def wild_child(m: Moderator, p: Player | None) -> Gen:
     targets = [q.seat for q in t.living() if q.seat != p.seat]
     (model,) = yield [Target(p.seat, "model", targets, optional=False, why="choose your model")]
     t.model = model
-    t.tell([p.seat], "model", seat=p.seat, target=model)
+    t.tell(p.seat, "model", seat=p.seat, target=model)
 
 
 def guard(m: Moderator, p: Player | None) -> Gen:
@@ -242,7 +242,7 @@ def pack(m: Moderator, p: Player | None) -> Gen:
     members = t.pack()
     if m.n.k == 1 and members:
         special = [q.seat for q in members if q.role != "werewolf"]
-        t.tell([q.seat for q in members], "pack", seats=[q.seat for q in members], special=special)
+        t.tell_group([q.seat for q in members], "pack", seats=[q.seat for q in members], special=special)
     voices = [q.seat for q in members]
     if t.knife_voice is not None and t.knife_voice not in voices:
         voices.append(t.knife_voice)
@@ -259,7 +259,7 @@ def pack(m: Moderator, p: Player | None) -> Gen:
                    for s in voices]
     named = {x for x in names if x is not None}
     m.n.wolf = named.pop() if len(named) == 1 else None
-    t.tell(voices, "pack_choice", target=m.n.wolf)
+    t.tell_group(voices, "pack_choice", target=m.n.wolf)
 
 
 def wolf_beauty(m: Moderator, p: Player | None) -> Gen:
@@ -284,7 +284,7 @@ def witch(m: Moderator, p: Player | None) -> Gen:
         return
     informed, victim = m.witch_shown(p)
     if informed:
-        t.tell([p.seat], "victim", seat=p.seat, target=victim)
+        t.tell(p.seat, "victim", seat=p.seat, target=victim)
     can_save = t.antidote and victim is not None and m.witch_may_save(p, victim)
     can_poison = t.poison
     poison_targets = [q.seat for q in t.living() if q.seat != p.seat]
@@ -367,7 +367,7 @@ def _shooter_signal(m: Moderator, role: str) -> None:
     for q in t.by_role.get(role, ()):
         # A holder dying tonight is still woken and told "no" or "yes".
         if q.alive or q.pending:
-            t.tell([q.seat], "can_shoot", seat=q.seat, value=q.alive or m.can_shoot(q))
+            t.tell(q.seat, "can_shoot", seat=q.seat, value=q.alive or m.can_shoot(q))
 
 
 def setup_done(m: Moderator, _: Player | None) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_left, bisect_right
+from collections.abc import Iterable
 from typing import Any, Final
 
 from werewolf.core.events import MODERATOR, PUBLIC, Event
@@ -67,6 +68,8 @@ class DayNightTable(Table):
         self.opts = opts
         self.n = len(seats)
         self.players: list[Player] = [Player(i + 1, r) for i, r in enumerate(seats)]
+        # Each seat's audience of one, made once: most private events are for one player.
+        self.alone: tuple[frozenset[int], ...] = (frozenset(),) + tuple(frozenset((p.seat,)) for p in self.players)
         # Kept up to date as players die and take cards: read far more often than they change.
         self._living: tuple[Player, ...] | None = None
         self.by_role: dict[str, list[Player]] = {}
@@ -190,9 +193,13 @@ class DayNightTable(Table):
         return {p.seat: p.role for p in self.players}
 
     # -- events ----------------------------------------------------------------
-    def tell(self, to: Any, type: str, /, **data: Any) -> None:
-        """A private event to some seats."""
-        self.events.append(Event(type, self.phase, data, frozenset(to)))
+    def tell(self, whom: int, type: str, /, **data: Any) -> None:
+        """A private event for one player's eyes."""
+        self.events.append(Event(type, self.phase, data, self.alone[whom]))
+
+    def tell_group(self, group: Iterable[int], type: str, /, **data: Any) -> None:
+        """A private event to some seats (the pack, the lovers, ...)."""
+        self.events.append(Event(type, self.phase, data, frozenset(group)))
 
     def log(self, type: str, /, **data: Any) -> None:
         """An event for the moderator's log only."""
