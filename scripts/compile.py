@@ -41,10 +41,10 @@ STAMP = "SOURCE_SHA256"
 # The heuristic bots are compiled too (``agents/__init__.py``, ``speech.py``, ``heuristic.py``): with
 # the engine compiled and the bots interpreted, a heuristic game spent most of its instructions in the
 # bots, and ran at a fifth to a third of the random agents' speed; compiled, the bots play the same
-# games (identical_bots.py) in three fifths of the instructions (heuristic classic 12: 6.04 -> 3.58
-# million a game, against 1.46 million for random agents). ``Agent`` is marked to allow interpreted
-# subclasses (the terminal's agent and the tests' stay Python); the bots keep their rules as plain
-# Python, and their classes, like every compiled class, take no attributes they do not declare.
+# games (identical_bots.py) in under three fifths of the instructions (heuristic classic 12: 6.04 -> 3.46
+# million a game, against 1.46 million for random agents). ``Agent`` and ``Channel`` allow interpreted
+# subclasses (the terminal's TerminalAgent and TableTalk stay Python); the bots keep their rules as
+# plain Python, and their classes, like every compiled class, take no attributes they do not declare.
 COMPILED = ("werewolf/core", "werewolf/rulesets", "werewolf/sim/runner.py",
             "werewolf/agents/__init__.py", "werewolf/agents/speech.py", "werewolf/agents/heuristic.py")
 INTERPRETED = ("werewolf/rulesets/options.py",)
