@@ -49,9 +49,11 @@ def run(code_or_args: list[str], compiled: Path | None, cwd: Path = ROOT) -> str
 def test_the_build_is_current_and_is_what_gets_imported(compiled: Path) -> None:
     assert mypyc_build.current(compiled)
     where = run(["-c", "import werewolf.core.game, werewolf.rulesets.daynight.day as d, werewolf.rulesets.onuw as o;"
-                       "print(werewolf.core.game.__file__, d.__file__, o.__file__)"], compiled, cwd=SCRIPTS)
-    files = where.split()
-    assert len(files) == 3 and all(f.endswith(".so") and f.startswith(str(compiled)) for f in files), where
+                       "import werewolf.agents as a, werewolf.agents.heuristic as h, werewolf.agents.speech as s;"
+                       "print(werewolf.core.game.__file__, d.__file__, o.__file__, a.__file__, h.__file__,"
+                       "s.__file__)"], compiled, cwd=SCRIPTS)
+    files = where.split()  # the engine's modules, and the heuristic bots'
+    assert len(files) == 6 and all(f.endswith(".so") and f.startswith(str(compiled)) for f in files), where
     # and the engine says which it is (simulate reports it beside its speed)
     assert run(["-c", "import werewolf.core; print(werewolf.core.engine())"], compiled, cwd=SCRIPTS).split() == [
         "compiled"]

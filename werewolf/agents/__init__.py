@@ -10,11 +10,15 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from werewolf.core.decisions import Decision, Move
 from werewolf.core.game import Game
 from werewolf.core.views import visible_events
 
 
+# Compiled with the engine (scripts/compile.py); front ends and tests subclass it in Python.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Agent:
     """Answers decisions for one seat. Return a move, or None for the default."""
 

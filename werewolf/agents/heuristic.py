@@ -42,7 +42,7 @@ from collections.abc import Callable, Iterable
 from functools import cache
 from itertools import filterfalse
 from operator import add
-from typing import Any
+from typing import Any, Final
 
 from werewolf.agents import Agent
 from werewolf.agents.speech import Act, Channel, speech_text
@@ -51,17 +51,18 @@ from werewolf.core.events import Event
 from werewolf.core.game import Game
 from werewolf.roles import ROLES
 
-WOLFISH = ("wolf", "not_village")  # check results that name a wolf
-ONE_NIGHT = ("onuw", "onenight")
-WOLF_CARDS = ("werewolf", "minion")  # one-night: the cards of the wolves' team
+WOLFISH: Final = ("wolf", "not_village")  # check results that name a wolf
+ONE_NIGHT: Final = ("onuw", "onenight")
+WOLF_CARDS: Final = ("werewolf", "minion")  # one-night: the cards of the wolves' team
 # The roles a thief (or a good player choosing a card) would rather hold, best first.
-ROLE_RANK = ("seer", "witch", "guard", "hunter", "knight", "idiot", "elder", "magician", "dreamcatcher", "silencer",
-             "bear_tamer", "cupid", "villager")
-KNOWN_WOLF, KNOWN_GOOD = 2.0, -1.0  # suspicion of what a mind knows for sure, apart from every estimate
-VALUABLE = ("seer", "witch", "guard", "knight", "magician", "dreamcatcher")  # the wolves' favourite victims
+ROLE_RANK: Final = ("seer", "witch", "guard", "hunter", "knight", "idiot", "elder", "magician", "dreamcatcher",
+                    "silencer", "bear_tamer", "cupid", "villager")
+KNOWN_WOLF: Final = 2.0  # suspicion of what a mind knows for sure, apart from every estimate
+KNOWN_GOOD: Final = -1.0
+VALUABLE: Final = ("seer", "witch", "guard", "knight", "magician", "dreamcatcher")  # the wolves' favourite victims
 
 
-def _hash32(*xs: int) -> int:
+def _hash32(xs: tuple[int, ...]) -> int:
     """A fixed pseudo-random 32-bit number from integers: the seed of a row of tie-breaks."""
     z = 0x345678
     for x in xs:
@@ -70,8 +71,8 @@ def _hash32(*xs: int) -> int:
     return z * 0x85EBCA6B & 0xFFFFFFFF
 
 
-_TWO_TO_MINUS_32 = 2.0 ** -32  # multiplying by it is dividing by 2**32, exactly, and a little cheaper
-_LOW_HALF = 0 if sys.byteorder == "little" else 1  # where the low 32 bits of a 64-bit lane sit in memory
+_TWO_TO_MINUS_32: Final = 2.0 ** -32  # multiplying by it is dividing by 2**32, exactly, and a little cheaper
+_LOW_HALF: Final = 0 if sys.byteorder == "little" else 1  # where the low 32 bits of a 64-bit lane sit in memory
 
 
 @cache
@@ -330,15 +331,15 @@ class Board:
             self.version += 1
 
 
-_BOARD: dict[str, Callable[[Board, dict[str, Any]], None]] = {
+_BOARD: Final[dict[str, Callable[[Board, dict[str, Any]], None]]] = {
     "game_start": Board._start, "night": Board._night, "day": Board._day, "announce": Board._announce,
     "death": Board._death, "explode": Board._explode, "duel": Board._duel, "shoot": Board._shoot,
     "reveal": Board._reveal, "sheriff": Board._sheriff, "candidates": Board._candidates, "votes": Board._votes,
     "pk": Board._pk,
 }
 # The public events that change what Mind.scores reads (the rest only move the clock, the living, the badge).
-_EVIDENCE = frozenset(("game_start", "day", "announce", "explode", "duel", "shoot", "reveal", "votes"))
-_CLAIMS_EVIDENCE = _EVIDENCE - {"day", "votes"}  # those of them that change what Board.claims_version counts
+_EVIDENCE: Final = frozenset(("game_start", "day", "announce", "explode", "duel", "shoot", "reveal", "votes"))
+_CLAIMS_EVIDENCE: Final = _EVIDENCE - {"day", "votes"}  # those of them that change what Board.claims_version counts
 
 
 def seer_trust(b: Board, seers: tuple[int, ...], night_dead: tuple[int, ...], i_am_seer: bool,
@@ -626,7 +627,7 @@ class Mind:
         """Fixed pseudo-random tie-breaks per seat for ``key``: the same for every mind of the agent."""
         row = self.tie_rows.get(key)
         if row is None:
-            row = self.tie_rows[key] = tie_row(_hash32(self.salt, *key), self.board.n)
+            row = self.tie_rows[key] = tie_row(_hash32((self.salt, *key)), self.board.n)
         return row
 
     def most_suspect(self, seats: Iterable[int], day_salt: int = 0) -> int | None:
@@ -1271,7 +1272,7 @@ class Mind:
         return acts
 
 
-_MIND: dict[str, Callable[[Mind, dict[str, Any]], None]] = {
+_MIND: Final[dict[str, Callable[[Mind, dict[str, Any]], None]]] = {
     "role": Mind._role, "took": Mind._took, "pack": Mind._pack, "transformed": Mind._turned,
     "infected": Mind._turned, "side": Mind._turned, "victim": Mind._victim, "check": Mind._check,
     "bottom_cards": Mind._bottom, "linked": Mind._lovers, "lovers": Mind._lovers, "sniff": Mind._sniff,
@@ -1279,7 +1280,7 @@ _MIND: dict[str, Callable[[Mind, dict[str, Any]], None]] = {
     "copy": Mind._copy, "rob": Mind._rob, "own_card": Mind._own, "peek": Mind._peek,
 }
 
-_ACTS: dict[str, Callable[[Mind, Decision], Move | None]] = {
+_ACTS: Final[dict[str, Callable[[Mind, Decision], Move | None]]] = {
     "kill": Mind.kill, "check": Mind.check, "look": Mind.look, "save": Mind.save, "poison": Mind.poison,
     "guard": Mind.guard, "shield": Mind.protect, "dream": Mind.protect, "silence": Mind.harm, "curse": Mind.harm,
     "sniff": Mind.harm, "charm": Mind.wolf_harm, "extra_kill": Mind.wolf_harm, "widow_kill": Mind.wolf_harm,
@@ -1291,9 +1292,9 @@ _ACTS: dict[str, Callable[[Mind, Decision], Move | None]] = {
     "side": Mind.choice, "copy": Mind.copy, "rob": Mind.rob, "peek": Mind.peek,
 }
 
-_NIGHT_ACTS = {**_ACTS, "check": Mind.look, "vote": Mind.night_vote}
+_NIGHT_ACTS: Final = {**_ACTS, "check": Mind.look, "vote": Mind.night_vote}
 # The event types that HeuristicAgent.dispatch does anything with (unless strict).
-_HEARD = frozenset({*_BOARD, *_MIND, "speech", "last_words", "discussion"})
+_HEARD: Final = frozenset({*_BOARD, *_MIND, "speech", "last_words", "discussion"})
 
 
 class HeuristicAgent(Agent):

@@ -17,6 +17,8 @@ from functools import cache
 from importlib import resources
 from typing import NamedTuple
 
+from mypy_extensions import mypyc_attr
+
 from werewolf.i18n import DEFAULT_LANG, LANGS, normalize_lang, role_name, t
 
 # claim: "I am the <role>"; check: "I checked <target>: <result>" (one-night: <role>, the card seen);
@@ -36,6 +38,7 @@ class Act(NamedTuple):
     phase: str = ""
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled (scripts/compile.py); the terminal's TableTalk extends it
 class Channel:
     """The table's public talk: every speech act, in the order it was said."""
 
