@@ -184,6 +184,14 @@ def test_random_game_wechat_expansions(deck: tuple[tuple[str, ...], list[str]], 
     check_game(Setup("wechat", deck=cards, seed=seed, options={"expansions": expansions}), agent_seed)
 
 
+def test_a_group_counts_each_member_as_a_player() -> None:
+    # Found by the property test above: the thief's two bottom cards leave three seats, and the
+    # deck check once counted the three brothers as one card ("a game needs at least two players").
+    for seed in range(20):
+        check_game(Setup("wechat", deck=("werewolf", "brothers", "brothers", "brothers", "thief"), seed=seed,
+                         options={"expansions": ["brothers"]}), seed)
+
+
 @st.composite
 def onenight_decks(draw: Any, name: str) -> tuple[str, ...]:
     """A legal custom deck from the box of ``name`` (RULES.md §5.4, §5.5)."""

@@ -19,7 +19,7 @@ from werewolf.rulesets.classic import COUNTS
 from werewolf.rulesets.daynight import night as N
 from werewolf.rulesets.daynight.moderator import Moderator
 from werewolf.rulesets.daynight.night import Step
-from werewolf.rulesets.daynight.ruleset import DayNightRuleset
+from werewolf.rulesets.daynight.ruleset import MULTI, DayNightRuleset
 from werewolf.rulesets.daynight.state import DayNightTable, Player, Votes
 from werewolf.rulesets.options import DayNightOptions
 
@@ -490,6 +490,9 @@ class WechatModerator(Moderator):
 
 
 class WechatRuleset(DayNightRuleset):
+    def may_repeat(self, role: str) -> bool:
+        return role in MULTI or role in GROUPS  # the sisters and the brothers: their group's size, checked below
+
     def check_deck(self, cards: list[str], opts: DayNightOptions,
                    dealt: tuple[list[str], list[str]] | None = None) -> None:
         for r in cards:
@@ -501,12 +504,10 @@ class WechatRuleset(DayNightRuleset):
         unknown = set(opts.expansions) - EXPANSIONS
         if unknown:
             raise SetupError(f"unknown wechat expansion(s): {', '.join(sorted(unknown))}")
-        grouped = [r for r in cards if r in GROUPS]
-        stripped = [r for r in cards if r not in GROUPS] + sorted(set(grouped))
         for r, size in GROUPS.items():
             if r in cards and cards.count(r) != size:
                 raise SetupError(f"the {r} come as a group of exactly {size}")
-        super().check_deck(stripped, opts, None)
+        super().check_deck(cards, opts, None)
         if dealt is not None:
             seats, center = dealt
             n_center = 2 if "thief" in cards else 0

@@ -135,7 +135,7 @@ class DayNightRuleset:
                 raise SetupError(f"role {r!r} is not part of the {self.name} ruleset")
         counts = Counter(cards)
         for r, c in counts.items():
-            if c > 1 and r not in MULTI:
+            if c > 1 and not self.may_repeat(r):
                 raise SetupError(f"the deck holds {c} {r} cards; there is only one")
         has_thief = "thief" in counts
         n_center = 2 if has_thief else 0
@@ -155,6 +155,10 @@ class DayNightRuleset:
             raise SetupError("the deck has no wolf")
         if len(wolves) >= len(cards):
             raise SetupError("the deck has only wolves")
+
+    def may_repeat(self, role: str) -> bool:
+        """Whether a deck may hold several cards of ``role``: werewolves and villagers."""
+        return role in MULTI
 
     def check_bottom(self, center: list[str], opts: DayNightOptions) -> None:
         if not center or self.forbidden_bottoms is None:
