@@ -52,7 +52,7 @@ def other_setups() -> list[tuple[str, Setup]]:
 
 
 def fingerprint(game: Game, channel: Channel, said: list[str] | None = None) -> str:
-    return digest(game, [repr(tuple(a)) for a in channel.acts], said)
+    return digest(game, [repr(a.as_tuple()) for a in channel.acts], said)
 
 
 def sim_game(config: SimConfig, i: int) -> str:

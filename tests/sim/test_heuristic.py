@@ -157,7 +157,7 @@ def test_cached_suspicion_is_what_a_fresh_look_gives(setup: Setup) -> None:
 
 
 def test_tie_rows_are_the_plain_formula() -> None:
-    # tie_row multiplies every seat's lane at once; each value must be what the formula gives seat by seat
+    # tie_row caches the seats' mixes and multiplies by 2**-32: each value must be what the formula gives
     rng = random.Random(7)
     for n in (3, 5, 9, 12, 18, 25):
         for base in [0, 0xFFFFFFFF] + [rng.getrandbits(32) for _ in range(200)]:

@@ -37,7 +37,6 @@ Speech acts (``werewolf.agents.speech``) are said at the seat's speaking turns
 from __future__ import annotations
 
 import random
-import sys
 from collections.abc import Callable, Iterable
 from functools import cache
 from itertools import filterfalse
@@ -72,27 +71,17 @@ def _hash32(xs: tuple[int, ...]) -> int:
 
 
 _TWO_TO_MINUS_32: Final = 2.0 ** -32  # multiplying by it is dividing by 2**32, exactly, and a little cheaper
-_LOW_HALF: Final = 0 if sys.byteorder == "little" else 1  # where the low 32 bits of a 64-bit lane sit in memory
 
 
 @cache
-def _seat_lanes(n: int) -> tuple[int, int]:
-    """Seats 0 to n as 64-bit lanes of one integer: (a 1 in each lane, each seat's mix in its lane)."""
-    return (sum(1 << 64 * s for s in range(n + 1)),
-            sum((s * 0x9E3779B1 & 0xFFFFFFFF) << 64 * s for s in range(n + 1)))
+def _seat_mixes(n: int) -> tuple[int, ...]:
+    """mix(s) = s * 0x9E3779B1 mod 2**32, for seats 0 to n."""
+    return tuple(s * 0x9E3779B1 & 0xFFFFFFFF for s in range(n + 1))
 
 
 def tie_row(base: int, n: int) -> list[float]:
-    """Each seat's tie-break for ``base``: ((base ^ mix(s)) * 0x85EBCA6B mod 2**32) / 2**32, seats 0 to n,
-    with mix(s) = s * 0x9E3779B1 mod 2**32.
-
-    The n + 1 products come from one multiplication of an integer holding a 64-bit lane per seat
-    (a lane's product is under 2**64, so none spills into the next), whose lanes' low 32 bits are
-    read back through a memoryview: a few operations on one big integer instead of four per seat."""
-    ones, mixes = _seat_lanes(n)
-    product = ((base * ones) ^ mixes) * 0x85EBCA6B
-    low = memoryview(product.to_bytes(8 * (n + 1), sys.byteorder)).cast("I")[_LOW_HALF::2]
-    return [v * _TWO_TO_MINUS_32 for v in low]
+    """Each seat's tie-break for ``base``: ((base ^ mix(s)) * 0x85EBCA6B mod 2**32) / 2**32, seats 0 to n."""
+    return [((base ^ m) * 0x85EBCA6B & 0xFFFFFFFF) * _TWO_TO_MINUS_32 for m in _seat_mixes(n)]
 
 
 class Board:
@@ -310,7 +299,8 @@ class Board:
 
     def hear_all(self, acts: Iterable[Act]) -> None:
         """Speech acts, in the order they were said (a speaking turn's at once: one call, not one an act)."""
-        for seat, k, target, role, result, _ in acts:  # unpacked: cheaper than reading the fields by name
+        for act in acts:
+            seat, k, target, role, result = act.seat, act.kind, act.target, act.role, act.result
             self.stamp += 1
             if k == "claim" and role:
                 self.claims[seat] = role
@@ -696,10 +686,13 @@ class Mind:
 
     def pack_pick(self, seats: Iterable[int]) -> int | None:
         """The pack's choice among ``seats`` (never a wolf it knows)."""
-        cands = list(filterfalse(self.pack.__contains__, seats))
-        if not cands:
-            return None
-        return max(cands, key=self.threats().__getitem__)
+        pack = self.pack
+        threats = self.threats()
+        best, most = None, 0.0
+        for s in seats:  # the first of the most threatening, as max() would pick
+            if s not in pack and (best is None or threats[s] > most):
+                best, most = s, threats[s]
+        return best
 
     def consensus(self, seats: list[int]) -> int | None:
         """The seat the table is turning on today: the sheriff's call, else the most accused."""

@@ -15,7 +15,6 @@ import json
 from collections.abc import Iterator, Mapping
 from functools import cache
 from importlib import resources
-from typing import NamedTuple
 
 from mypy_extensions import mypyc_attr
 
@@ -27,15 +26,34 @@ from werewolf.i18n import DEFAULT_LANG, LANGS, normalize_lang, role_name, t
 KINDS = ("claim", "check", "accuse", "defend", "vouch", "call")
 
 
-class Act(NamedTuple):
-    """One speech act: ``seat`` says ``kind`` (about ``target``, ``role``, ``result``)."""
+class Act:
+    """One speech act: ``seat`` says ``kind`` (about ``target``, ``role``, ``result``); made once, never changed."""
 
-    seat: int
-    kind: str
-    target: int | None = None
-    role: str | None = None
-    result: str | None = None
-    phase: str = ""
+    # A class with slots, not a NamedTuple, as the core's Event: as cheap in CPython, and made
+    # natively by the compiled bots, where a NamedTuple's __new__ is interpreted code.
+    __slots__ = ("seat", "kind", "target", "role", "result", "phase")
+
+    def __init__(self, seat: int, kind: str, target: int | None = None, role: str | None = None,
+                 result: str | None = None, phase: str = "") -> None:
+        self.seat = seat
+        self.kind = kind
+        self.target = target
+        self.role = role
+        self.result = result
+        self.phase = phase
+
+    def as_tuple(self) -> tuple[int, str, int | None, str | None, str | None, str]:
+        return (self.seat, self.kind, self.target, self.role, self.result, self.phase)
+
+    def __eq__(self, other: object) -> bool:
+        return self.as_tuple() == other.as_tuple() if isinstance(other, Act) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.as_tuple())
+
+    def __repr__(self) -> str:
+        return (f"Act(seat={self.seat!r}, kind={self.kind!r}, target={self.target!r}, role={self.role!r}, "
+                f"result={self.result!r}, phase={self.phase!r})")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # compiled (scripts/compile.py); the terminal's TableTalk extends it
