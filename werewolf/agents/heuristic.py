@@ -43,6 +43,8 @@ from itertools import filterfalse
 from operator import add
 from typing import Any, Final
 
+from mypy_extensions import i64
+
 from werewolf.agents import Agent
 from werewolf.agents.speech import Act, Channel, speech_text
 from werewolf.core.decisions import AnyOf, Choice, Decision, Flag, Move, Pair, Subset, Target
@@ -61,9 +63,12 @@ KNOWN_GOOD: Final = -1.0
 VALUABLE: Final = ("seer", "witch", "guard", "knight", "magician", "dreamcatcher")  # the wolves' favourite victims
 
 
+# The tie-break hashes keep 32 bits of 64-bit products: i64 (a plain int when interpreted) lets the
+# compiled bots multiply natively, wrapping as the mask would have it, where an int overflowing 62
+# bits goes through a Python integer per operation.
 def _hash32(xs: tuple[int, ...]) -> int:
     """A fixed pseudo-random 32-bit number from integers: the seed of a row of tie-breaks."""
-    z = 0x345678
+    z: i64 = 0x345678
     for x in xs:
         z = ((z ^ (x & 0xFFFFFFFF)) * 0x9E3779B1 + 0x7F4A7C15) & 0xFFFFFFFF
         z ^= z >> 15
@@ -81,7 +86,8 @@ def _seat_mixes(n: int) -> tuple[int, ...]:
 
 def tie_row(base: int, n: int) -> list[float]:
     """Each seat's tie-break for ``base``: ((base ^ mix(s)) * 0x85EBCA6B mod 2**32) / 2**32, seats 0 to n."""
-    return [((base ^ m) * 0x85EBCA6B & 0xFFFFFFFF) * _TWO_TO_MINUS_32 for m in _seat_mixes(n)]
+    b: i64 = base
+    return [float((b ^ m) * 0x85EBCA6B & 0xFFFFFFFF) * _TWO_TO_MINUS_32 for m in _seat_mixes(n)]
 
 
 class Board:
