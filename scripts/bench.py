@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import random
+import statistics
 import subprocess
 import sys
 import time
@@ -87,36 +88,51 @@ def bare_loop(games: int, decisions_per_game: float, options: int = 12) -> float
     return games / (time.perf_counter() - start)
 
 
+def engine_and_bare(config: SimConfig, seconds: float, rounds: int = 5) -> tuple[float, float, float]:
+    """(games/s, decisions per game, engine/bare): the medians of ``rounds`` short slices, each timing the
+    engine and then a bare loop of as many choices at once, so that a change of the machine's speed
+    (this VM's swings by a fifth within seconds) moves both sides of each ratio alike."""
+    speeds, ratios, per_game = [], [], 0.0
+    for _ in range(rounds):
+        rnd, per_game, played = games_per_second(config, seconds / rounds)
+        speeds.append(rnd)
+        ratios.append(bare_loop(played, per_game) / rnd)
+    return statistics.median(speeds), per_game, statistics.median(ratios)
+
+
 def speed(seconds: float) -> None:
     print(f"1. full games per second on one core ({seconds:g} s per line)\n")
     head = (f"{'setup':<32} {'random':>9} {'decisions':>9} {'bare loop':>10} {'engine/bare':>11}"
             f" {'heuristic':>10} {'heur/random':>11}")
     print(head)
     print("-" * len(head))
-    measured: dict[str, float] = {}
-    scale = 1.0
+    measured: dict[str, tuple[float, float, float]] = {}
     for name, config in setups():
-        rnd, per_game, played = games_per_second(config, seconds)
-        bare = bare_loop(played, per_game)
-        measured[name] = rnd
-        if name == "classic 9":
-            scale = REFERENCE_BARE_CLASSIC9 / bare
+        rnd, per_game, ratio = engine_and_bare(config, seconds)
+        measured[name] = (rnd, per_game, ratio)
         heur, _, _ = games_per_second(replace(config, bots=parse_bots("heuristic")), seconds)
         target = TARGETS.get(name)
         flag = "" if target is None else (f"  target {target:,}: " + ("met" if rnd >= target else "NOT MET"))
         flag += "" if heur >= HEURISTIC_SHARE * rnd else "  (heuristic under a third of random)"
-        print(f"{name:<32} {rnd:>9,.0f} {per_game:>9.1f} {bare:>10,.0f} {bare / rnd:>10.1f}x"
+        print(f"{name:<32} {rnd:>9,.0f} {per_game:>9.1f} {rnd * ratio:>10,.0f} {ratio:>10.1f}x"
               f" {heur:>10,.0f} {heur / rnd:>10.2f}x{flag}")
     print("\n   random, heuristic: games/s; decisions: per game; bare loop: games/s of a loop making the same number"
-          "\n   of random.randrange choices and nothing else; engine/bare: how many times slower the real games are.")
-    bare_here = REFERENCE_BARE_CLASSIC9 / scale
-    print(f"\n   This machine's bare loop runs {bare_here:,.0f} classic-9 games/s; the issue's targets were set where"
-          f" it ran about {REFERENCE_BARE_CLASSIC9:,}.\n   Scaled by that ratio ({scale:.2f}x; an estimate, not a"
-          " measurement), the targeted setups would run:")
+          "\n   of random.randrange choices and nothing else; engine/bare: how many times slower the real games are"
+          "\n   (random and engine/bare: medians of 5 slices, each timing the games and then the bare loop).")
+    # The reference machine made REFERENCE_BARE_CLASSIC9 games of classic-9 choices a second: that many
+    # choices a second, whatever the setup. A setup's estimate there is its own bare loop's speed on the
+    # reference machine over its engine/bare ratio, measured here next to its own bare loop.
+    choices = REFERENCE_BARE_CLASSIC9 * measured["classic 9"][1]
+    print(f"\n   The issue's targets were set where the bare loop ran about {REFERENCE_BARE_CLASSIC9:,}"
+          f" classic-9 games/s ({choices / 1e6:.1f} million\n   choices/s). A setup would run there at those"
+          " choices/s over its decisions per game, divided by its\n   engine/bare ratio (an estimate, not a"
+          " measurement; this machine's own speed swings):")
     for name, target in TARGETS.items():
-        estimate = measured[name] * scale
+        _, per_game, ratio = measured[name]
+        estimate = choices / per_game / ratio
         verdict = "met" if estimate >= target else "not met"
-        print(f"     {name:<12} {estimate:>9,.0f} games/s (target {target:,}: {verdict})")
+        print(f"     {name:<12} {estimate:>9,.0f} games/s (target {target:,}: {verdict};"
+              f" engine/bare {ratio:.1f}x against at most {choices / per_game / target:.1f}x)")
 
 
 def jobs_speedup(games: int) -> None:
