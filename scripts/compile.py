@@ -8,8 +8,9 @@
 The rules stay the Python you read: mypyc compiles the same files (as it compiles mypy and black),
 and a game is identical either way (tests/test_compiled.py checks the scripted games and a sample
 of simulated ones on every CI run). What it buys is speed for batch simulation: a day-and-night
-game in less than half the machine instructions (classic 9: 2.54 → 1.10 million; classic 12:
-4.34 → 1.82 million), a one-night game in under three quarters (onuw 5: 426k → 308k).
+game in about a third of the machine instructions (random agents, classic 9: 2.51 → 0.87 million;
+classic 12: 4.34 → 1.39 million), a one-night game in under two thirds (onuw 5: 420k → 273k), and
+heuristic bots' games in under two fifths (classic 12: 7.98 → 2.99 million).
 
 The build is a copy of the package, put first on ``PYTHONPATH``, not compiled modules beside the
 source: an editable install would go on importing a stale compiled module after its .py file
@@ -41,8 +42,8 @@ STAMP = "SOURCE_SHA256"
 # The heuristic bots are compiled too (``agents/__init__.py``, ``speech.py``, ``heuristic.py``): with
 # the engine compiled and the bots interpreted, a heuristic game spent most of its instructions in the
 # bots, and ran at a fifth to a third of the random agents' speed; compiled, the bots play the same
-# games (identical_bots.py) in under three fifths of the instructions (heuristic classic 12: 6.04 -> 3.46
-# million a game, against 1.46 million for random agents). ``Agent`` and ``Channel`` allow interpreted
+# games (identical_bots.py) in half the instructions (heuristic classic 12: 6.04 -> 2.99 million a game,
+# against 1.39 million for random agents). ``Agent`` and ``Channel`` allow interpreted
 # subclasses (the terminal's TerminalAgent and TableTalk stay Python); the bots keep their rules as
 # plain Python, and their classes, like every compiled class, take no attributes they do not declare.
 COMPILED = ("werewolf/core", "werewolf/rulesets", "werewolf/sim/runner.py",
