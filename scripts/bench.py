@@ -10,11 +10,14 @@
 3. The peak memory of a 100,000-game simulation (measured in a subprocess with
    ``resource.getrusage``: the largest resident set of the process and of its
    workers).
-4. ``--profile``: where the time of classic 9 games with random agents goes
+4. Bot strength: heuristic wolves and a heuristic village against random
+   opponents on classic 12, each side's gain over random-vs-random with its 95%
+   interval (``scripts/strength.py``; 10,000 games per matchup).
+5. ``--profile``: where the time of classic 9 games with random agents goes
    (cProfile, top functions by own time).
 
     python scripts/bench.py               # everything (a few minutes)
-    python scripts/bench.py --quick       # fewer games, no 100,000-game run
+    python scripts/bench.py --quick       # fewer games, no 100,000-game run, 1,000 games per matchup
     python scripts/bench.py --profile     # only the profile
     python scripts/bench.py --compiled    # any of these on the compiled engine (scripts/compile.py)
 """
@@ -176,11 +179,20 @@ def memory(games: int) -> None:
               f"  (target under {MEMORY_MB} MB: {'met' if peak < MEMORY_MB else 'NOT MET'})")
 
 
+def bot_strength(games: int) -> None:
+    """The heuristic bots against random ones on classic 12 (scripts/strength.py), as the issue asks."""
+    import strength
+
+    print(f"\n4. bot strength: heuristic sides against random ones, classic 12, {games:,} games per matchup,"
+          " 2 jobs\n")
+    strength.measure(games, jobs=2)
+
+
 def profile(games: int) -> None:
     import cProfile
     import pstats
 
-    print(f"\n4. where the time goes: cProfile of {games:,} classic 9 games, random agents (top 25 by own time)\n")
+    print(f"\n5. where the time goes: cProfile of {games:,} classic 9 games, random agents (top 25 by own time)\n")
     config = SimConfig(ruleset="classic", deck="classic9")
     prof = cProfile.Profile()
     prof.enable()
@@ -211,6 +223,7 @@ def main() -> int:
     speed(args.seconds or (0.5 if args.quick else 3.0))
     jobs_speedup(5_000 if args.quick else 40_000)
     memory(10_000 if args.quick else 100_000)
+    bot_strength(1_000 if args.quick else 10_000)
     return 0
 
 

@@ -42,25 +42,19 @@ def pct(x: float) -> str:
     return f"{100 * x:5.1f}%"
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--games", type=int, default=10_000)
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--seed", type=int, default=2024)
-    ap.add_argument("--players", type=int, default=12)
-    args = ap.parse_args()
-
+def measure(games: int = 10_000, jobs: int = 2, seed: int = 2024, players: int = 12) -> bool:
+    """Play the four matchups and print the table; whether each heuristic side gains its 20 points."""
     runs: dict[str, Stats] = {}
     for bots in ("random", "wolves=heuristic", "village=heuristic", "heuristic"):
-        config = SimConfig(ruleset="classic", players=args.players, bots=parse_bots(bots), games=args.games,
-                           seed=args.seed, jobs=args.jobs)
+        config = SimConfig(ruleset="classic", players=players, bots=parse_bots(bots), games=games,
+                           seed=seed, jobs=jobs)
         start = time.perf_counter()
         runs[bots] = s = simulate(config)
         elapsed = time.perf_counter() - start
         print(f"{bots:<18} {s.games:>6} games in {elapsed:6.1f} s ({s.games / elapsed:7,.0f} games/s, "
-              f"{args.jobs} jobs)  errors: {s.errors}")
+              f"{jobs} jobs)  errors: {s.errors}")
 
-    print(f"\nclassic {args.players} players, standard deck, {args.games:,} games per matchup, seed {args.seed}")
+    print(f"\nclassic {players} players, standard deck, {games:,} games per matchup, seed {seed}")
     print(f"{'matchup':<34} {'wolves win':>10} {'95% interval':>17} {'village wins':>13} {'95% interval':>17}")
     for bots, label in (("random", "random vs random"), ("wolves=heuristic", "heuristic wolves vs random village"),
                         ("village=heuristic", "heuristic village vs random wolves"),
@@ -80,7 +74,17 @@ def main() -> int:
         ok &= d >= GOAL
         print(f"  {team:<8} {100 * d:+6.1f} points  (95% interval {100 * lo:+.1f} to {100 * hi:+.1f})  "
               f"{'MET' if met else ('met on the estimate' if d >= GOAL else 'NOT MET')}")
-    return 0 if ok else 1
+    return ok
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", type=int, default=10_000)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=2024)
+    ap.add_argument("--players", type=int, default=12)
+    args = ap.parse_args()
+    return 0 if measure(args.games, args.jobs, args.seed, args.players) else 1
 
 
 if __name__ == "__main__":
