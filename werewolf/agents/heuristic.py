@@ -1104,7 +1104,7 @@ class Mind:
         role = self.now_role or self.role
         if role == "tanner":
             return target_move(d, ts[self.rng.randrange(len(ts))])
-        if role in WOLF_CARDS:  # self.team_wolf, without the property's call
+        if self.team_wolf:
             wolves = set(self.pack) | ({self.seat} if role == "werewolf" else set())
             if self.dealt == "robber" and self.robbed:
                 wolves -= set(self.robbed)  # the wolf I robbed holds the robber now
@@ -1240,7 +1240,7 @@ class Mind:
         acts: list[Act] = []
         say = acts.append
         role = self.dealt if self.dealt != "doppelganger" else self.role
-        if (self.now_role or self.role) in WOLF_CARDS or role in WOLF_CARDS:  # team_wolf, or dealt a wolf card
+        if self.team_wolf or role in WOLF_CARDS:
             if role == "minion" or (self.rng.random() < 0.3 and role != "werewolf"):
                 say(claim_act(me, "werewolf"))  # the minion draws the vote to himself
                 return acts

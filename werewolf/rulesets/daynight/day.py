@@ -5,6 +5,7 @@ and the day's interruptions (self-destruct, knight duel) (RULES.md §3.2, §3.3,
 from __future__ import annotations
 
 from collections.abc import Generator, Mapping
+from functools import cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
@@ -28,15 +29,12 @@ class DayEnds(Exception):
 
 # Explode decisions are offered to every living wolf at every boundary: the few contexts
 # ({"when": boundary}) are made once and shared, read-only.
-_WHEN_CONTEXTS: dict[str, Mapping[str, Any]] = {}
 _WHEN_DEFAULT: Final[Mapping[str, Any]] = MappingProxyType({"when": "discussion"})
 
 
+@cache
 def _when(boundary: str) -> Mapping[str, Any]:
-    context = _WHEN_CONTEXTS.get(boundary)
-    if context is None:
-        context = _WHEN_CONTEXTS[boundary] = MappingProxyType({"when": boundary})
-    return context
+    return MappingProxyType({"when": boundary})
 
 
 class Explode(Flag):
