@@ -152,8 +152,8 @@ class DayNightRuleset:
             # The thief's two bottom cards come out of the same box (「從此14張卡牌中抽出2張」).
             for r, most in self.box.items():
                 if counts[r] > most:
-                    raise SetupError(f"the {self.name} box holds at most {most} {r} cards; "
-                                     f"the deck has {counts[r]} (centre cards included)")
+                    raise SetupError(f"the {self.name} box holds at most {most} {r} cards; the deck has "
+                                     f"{counts[r]}" + (" (centre cards included)" if "thief" in counts else ""))
         has_thief = "thief" in counts
         n_center = 2 if has_thief else 0
         players = len(cards) - n_center
