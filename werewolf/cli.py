@@ -51,9 +51,8 @@ def script(file: str, check: bool) -> None:
 @main.command()
 @click.option("--ruleset", "-r", default=None, help="Only this ruleset.")
 def decks(ruleset: str | None) -> None:
-    """List every deck (standard decks, advanced decks, presets) with its roles."""
-    from collections import Counter
-
+    """List every deck (standard decks, advanced decks, presets) with its roles, as --deck accepts them."""
+    from werewolf.play import deck_spec
     from werewolf.rulesets import MODULES, get_ruleset
 
     for name in [ruleset] if ruleset else list(MODULES):
@@ -65,8 +64,7 @@ def decks(ruleset: str | None) -> None:
             continue
         click.echo(f"{name}:")
         for deck_id, roles in rs.decks().items():
-            counts = Counter(roles)
-            desc = ", ".join(f"{r}×{c}" if c > 1 else r for r, c in counts.items())
+            desc = deck_spec(roles)  # the id and this list are both accepted by --deck
             click.echo(f"  {deck_id:<28} {len(roles):>2} cards  {desc}")
 
 
@@ -138,7 +136,8 @@ def _fail(message: str) -> None:
 
 @main.command()
 @click.option("--ruleset", "-r", default="classic", show_default=True, help="The ruleset.")
-@click.option("--deck", "-d", default=None, help="A deck id (see `werewolf decks`) or comma-separated role ids.")
+@click.option("--deck", "-d", default=None,
+              help="A deck id (see `werewolf decks`) or comma-separated role ids, role*N for N of a role.")
 @click.option("--players", "-n", type=int, default=None, help="Players of the standard deck (when no --deck).")
 @click.option("--options", default=None, help='Rule options as a JSON object, e.g. \'{"sheriff": false}\'.')
 @click.option("--bots", default="random", show_default=True,
@@ -153,16 +152,23 @@ def _fail(message: str) -> None:
 @click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
               help="Where games run: this machine's processes, or Ray.")
 @click.option("--address", default=None, help="An existing Ray cluster's address (with --backend ray).")
+@click.option("--report", "html_report", default=None, metavar="FILE.html",
+              help="Write one self-contained HTML page: the setup, the tables, the charts.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def simulate(ruleset: str, deck: str | None, players: int | None, options: str | None, bots: str, games: int,
              seed: int, jobs: int, out: str | None, plot: str | None, logs: str | None, backend: str,
-             address: str | None, quiet: bool) -> None:
-    """Play many games between bots and report win rates, game lengths, deaths and rules fired."""
+             address: str | None, html_report: str | None, quiet: bool) -> None:
+    """Play many games between bots and report win rates, each role's wins and survival, the powers used,
+    game lengths, deaths and rules fired.
+
+    The rate in games per second (the progress bar's and the headline's alike) counts the games' time
+    only; the start-up of the workers (Ray's, or the process pool's) is shown apart.
+    """
     from werewolf.sim import command
 
     try:
         config = command.make_config(ruleset, deck, players, options, bots, games, seed, jobs, backend, address)
-        status = command.run(config, out=out, plot=plot, logs=logs, quiet=quiet)
+        status = command.run(config, out=out, plot=plot, logs=logs, quiet=quiet, html_report=html_report)
     except WerewolfError as err:
         _fail(str(err))
     sys.exit(status)
