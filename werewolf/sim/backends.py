@@ -33,7 +33,8 @@ BACKENDS = ("local", "ray")
 class Session:
     """The workers of a run: ``with Session(...) as s: s.map(task, args)``; ``startup`` is their start-up time."""
 
-    def __init__(self, backend: str = "local", jobs: int = 1, address: str | None = None) -> None:
+    def __init__(self, backend: str = "local", jobs: int = 1, address: str | None = None,
+                 announce: Callable[[str], None] | None = None) -> None:
         if backend not in BACKENDS:
             raise SetupError(f"unknown backend {backend!r} (known: {', '.join(BACKENDS)})")
         self.backend = backend
@@ -44,10 +45,13 @@ class Session:
         self._ray: Any = None
         self._ray_started = False
         self._width = 2 * self.jobs
+        self._announce = announce  # told what is starting, while it starts (Ray takes seconds)
 
     def __enter__(self) -> Session:
         start = time.perf_counter()
         if self.backend == "ray":
+            if self._announce is not None:
+                self._announce("starting Ray (its start-up is timed apart, not in the games' rate)…")
             self._start_ray()
         elif self.jobs > 1:
             self._pool = multiprocessing.get_context().Pool(self.jobs)
