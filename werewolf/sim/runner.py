@@ -192,7 +192,7 @@ def powers_used(events: list[Event]) -> list[str]:
         elif t == "explode":
             used.append(f"{d.get('role')}_self_destruct")
         elif t == "sheriff":
-            badge = _BADGE.get(d.get("reason"))  # type: ignore[arg-type]
+            badge = _BADGE.get(str(d.get("reason")))
             if badge is not None:
                 used.append(badge)
         elif t == "took":
