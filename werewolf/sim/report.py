@@ -311,6 +311,15 @@ def rate_bars(ax: Any, labels: list[str], rows: list[tuple[float, float, float]]
     ax.grid(axis="x", alpha=0.3)
 
 
+def _side(role: str) -> str:
+    from werewolf.sim.config import team_key
+
+    try:
+        return team_key(role)
+    except KeyError:
+        return "others"
+
+
 def figure(config: SimConfig, stats: Stats) -> Any:
     """Who wins (with a 50% line), each role's win rate, and how long games last."""
     plt = pyplot()
@@ -328,7 +337,7 @@ def figure(config: SimConfig, stats: Stats) -> Any:
     ax1.legend(loc="lower right", fontsize=8)
     rr = d["roles"]
     rate_bars(ax3, roles, [(rr[r]["win_rate"], rr[r]["ci95"][0], rr[r]["ci95"][1]) for r in roles],
-              ["#5e3c99"] * len(roles), "win rate of the seat dealt the card (%)")
+              [TEAM_COLOURS.get(_side(r), "#5aae61") for r in roles], "win rate of the seat dealt the card (%)")
     ax3.set_title("Each role's seats")
 
     hist = {int(k): v for k, v in d["length_days"]["histogram"].items()}
