@@ -285,9 +285,10 @@ def compare(base: SimConfig, decks: tuple[str, ...], options: tuple[str, ...], v
 def compare_headline(base: SimConfig, result: Any) -> str:
     names = " | ".join(v.name for v in result.variants)
     decks = dict.fromkeys(report.deck_label(v.config) for v in result.variants)
+    options = dict.fromkeys(report.options_label(v.config.options) for v in result.variants)
     return (f"{base.ruleset} · compare {len(result.variants)} variants: {names} · deck"
-            f"{'s' if len(decks) > 1 else ''} {'; '.join(decks)} · bots {base.bots.label()} · "
-            f"{result.games:,} games each, same seeds (seed {base.seed})")
+            f"{'s' if len(decks) > 1 else ''} {'; '.join(decks)} · options {' | '.join(options)} · bots "
+            f"{base.bots.label()} · {result.games:,} games each, same seeds (seed {base.seed})")
 
 
 def balance(base: SimConfig, swaps: tuple[str, ...], decks: tuple[str, ...], *, precision: float, max_games: int,
