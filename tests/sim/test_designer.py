@@ -280,3 +280,19 @@ def test_balance_command(tmp_path: Path) -> None:
     assert "swap seer → villager is farther from 50% than classic9" in res.output
     assert json.loads(out.read_text())["ranking"][-1]["name"] == "swap seer → villager"
     assert_self_contained(page.read_text())
+
+
+def test_the_bar_and_the_headline_share_one_clock_that_leaves_start_up_out() -> None:
+    from rich.progress import Progress
+
+    from werewolf.sim.command import Clock, GamesPerSecond
+    from werewolf.sim.report import rate_note
+
+    clock = Clock()
+    clock.start, clock.stop = 100.0, 104.0  # four seconds of games, whatever the workers' start-up took
+    progress = Progress(GamesPerSecond(clock), disable=True)
+    task = progress.add_task("games", total=1000, completed=1000)
+    shown = str(GamesPerSecond(clock).render(progress.tasks[task])).strip()
+    assert shown == "250 games/s"
+    note = rate_note(SimConfig(backend="ray", jobs=2), clock.elapsed(), 9.0, 1000)
+    assert "(250 games/s" in note and "9.0 s Ray start-up, not in the rate" in note
