@@ -228,8 +228,15 @@ def figure(result: Result, heading: str) -> Any:
 
     plt = pyplot()
     cands = result.candidates
-    labels = ["\n".join(textwrap.wrap(c.variant.name, 30)) for c in cands]
-    fig, ax = plt.subplots(figsize=(10, max(3.4, 1.4 + 0.6 * len(cands))))
+    labels = []
+    for c in cands:  # the candidate's name over its cards, each wrapped, never cut
+        cards = deck_label(c.variant.config)
+        lines = textwrap.wrap(c.variant.name, 34)
+        if cards != c.variant.name:
+            lines += textwrap.wrap(cards.replace(",", ", "), 40)
+        labels.append("\n".join(lines))
+    height = 1.4 + 0.45 * len(cands) + 0.2 * sum(label.count("\n") for label in labels)
+    fig, ax = plt.subplots(figsize=(11, max(3.4, height)))
     rate_bars(ax, labels, [c.interval(result.z) for c in cands],
               ["#bbbbbb" if c.eliminated_at is not None else "#2166ac" for c in cands],
               "village win rate (%), bars: simultaneous 95% interval; grey: eliminated")

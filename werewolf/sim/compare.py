@@ -363,7 +363,7 @@ def figure(result: Result, heading: str) -> Any:
     plt = pyplot()
     p = result.paired
     team = result.teams()[0]
-    labels = ["\n".join(textwrap.wrap(v.name, 34)) or "?" for v in result.variants]
+    labels = ["\n".join(textwrap.wrap(v.name.replace(",", ", "), 34)) or "?" for v in result.variants]
     rows = []
     for s in p.stats:
         lo, hi = wilson(s.wins[team], s.games)

@@ -283,8 +283,8 @@ def figure_png(fig: Any) -> bytes:
 
 
 def title(text: str, width: int = 100) -> str:
-    """A chart's title wrapped onto as many lines as it needs: never cut."""
-    return "\n".join(textwrap.wrap(text, width=width, break_on_hyphens=False, break_long_words=True))
+    """A chart's title wrapped onto as many lines as it needs: never cut (a deck's cards may break after a comma)."""
+    return "\n".join(textwrap.wrap(text.replace(",", ", "), width=width, break_on_hyphens=False))
 
 
 TEAM_COLOURS = {"wolves": "#b2182b", "village": "#2166ac", "(nobody)": "#999999"}
