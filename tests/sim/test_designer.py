@@ -36,8 +36,8 @@ def _compare(variants: list[cmp.Variant], **kw: object) -> cmp.Result:
 # -- compare ---------------------------------------------------------------------------
 def test_a_variant_that_changes_nothing_is_no_difference_and_is_flagged() -> None:
     base = SimConfig(deck=NINE, bots=parse_bots("heuristic"), games=60, seed=5)
-    # "always" is the default: the second variant plays the very same games
-    variants = cmp.make_variants(base, (), ("{}", '{"witch_self_save": "always"}'), ())
+    # classic 9 has no guard: the guard's rule never comes into play, and the games are the very same
+    variants = cmp.make_variants(base, (), ("{}", '{"guard_rule": "free"}'), ())
     result = _compare(variants)
     assert result.games == 60
     assert result.paired.same[1] == result.paired.paired[1] == 60
@@ -107,14 +107,14 @@ def test_variant_syntax() -> None:
 def test_compare_command_writes_json_csv_and_report(tmp_path: Path) -> None:
     out_json, out_csv, page = tmp_path / "c.json", tmp_path / "c.csv", tmp_path / "c.html"
     res = CliRunner().invoke(main, ["compare", "--deck", NINE, "--variant", "name=as is",
-                                    "--variant", 'options={"witch_self_save": "always"};name=self-save always',
+                                    "--variant", 'options={"guard_rule": "free"};name=free guard',
                                     "--bots", "random", "-g", "30", "-q", "--out", str(out_json), "--out",
                                     str(out_csv), "--report", str(page)])
     assert res.exit_code == 0, res.output
     assert "never changed a game" in res.output
     doc = json.loads(out_json.read_text())
     assert doc["differences"][0]["verdict"] == "no measurable difference"
-    assert doc["never_changed_a_game"] == ["self-save always"]
+    assert doc["never_changed_a_game"] == ["free guard"]
     assert doc["differences"][0]["pairs"]["this_only"] == doc["differences"][0]["pairs"]["first_only"] == 0
     assert out_csv.read_text().splitlines()[0].startswith("section,variant,team")
     assert_self_contained(page.read_text())
