@@ -51,9 +51,8 @@ def script(file: str, check: bool) -> None:
 @main.command()
 @click.option("--ruleset", "-r", default=None, help="Only this ruleset.")
 def decks(ruleset: str | None) -> None:
-    """List every deck (standard decks, advanced decks, presets) with its roles."""
-    from collections import Counter
-
+    """List every deck (standard decks, advanced decks, presets) with its roles, as --deck accepts them."""
+    from werewolf.play import deck_spec
     from werewolf.rulesets import MODULES, get_ruleset
 
     for name in [ruleset] if ruleset else list(MODULES):
@@ -65,8 +64,7 @@ def decks(ruleset: str | None) -> None:
             continue
         click.echo(f"{name}:")
         for deck_id, roles in rs.decks().items():
-            counts = Counter(roles)
-            desc = ", ".join(f"{r}×{c}" if c > 1 else r for r, c in counts.items())
+            desc = deck_spec(roles)  # the id and this list are both accepted by --deck
             click.echo(f"  {deck_id:<28} {len(roles):>2} cards  {desc}")
 
 
@@ -138,7 +136,8 @@ def _fail(message: str) -> None:
 
 @main.command()
 @click.option("--ruleset", "-r", default="classic", show_default=True, help="The ruleset.")
-@click.option("--deck", "-d", default=None, help="A deck id (see `werewolf decks`) or comma-separated role ids.")
+@click.option("--deck", "-d", default=None,
+              help="A deck id (see `werewolf decks`) or comma-separated role ids, role*N for N of a role.")
 @click.option("--players", "-n", type=int, default=None, help="Players of the standard deck (when no --deck).")
 @click.option("--options", default=None, help='Rule options as a JSON object, e.g. \'{"sheriff": false}\'.')
 @click.option("--bots", default="random", show_default=True,
@@ -153,16 +152,136 @@ def _fail(message: str) -> None:
 @click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
               help="Where games run: this machine's processes, or Ray.")
 @click.option("--address", default=None, help="An existing Ray cluster's address (with --backend ray).")
+@click.option("--report", "html_report", default=None, metavar="FILE.html",
+              help="Write one self-contained HTML page: the setup, the tables, the charts.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def simulate(ruleset: str, deck: str | None, players: int | None, options: str | None, bots: str, games: int,
              seed: int, jobs: int, out: str | None, plot: str | None, logs: str | None, backend: str,
-             address: str | None, quiet: bool) -> None:
-    """Play many games between bots and report win rates, game lengths, deaths and rules fired."""
+             address: str | None, html_report: str | None, quiet: bool) -> None:
+    """Play many games between bots and report win rates, each role's wins and survival, the powers used,
+    game lengths, deaths and rules fired.
+
+    The rate in games per second (the progress bar's and the headline's alike) counts the games' time
+    only; the start-up of the workers (Ray's, or the process pool's) is shown apart.
+    """
     from werewolf.sim import command
 
     try:
         config = command.make_config(ruleset, deck, players, options, bots, games, seed, jobs, backend, address)
-        status = command.run(config, out=out, plot=plot, logs=logs, quiet=quiet)
+        status = command.run(config, out=out, plot=plot, logs=logs, quiet=quiet, html_report=html_report)
+    except WerewolfError as err:
+        _fail(str(err))
+    sys.exit(status)
+
+
+@main.command("compare")
+@click.option("--ruleset", "-r", default="classic", show_default=True, help="The ruleset (shared by every variant).")
+@click.option("--deck", "-d", "decks", multiple=True,
+              help="A deck (id, or role ids with role*N); repeat it to compare decks.")
+@click.option("--options", "options_list", multiple=True,
+              help='Rule options as a JSON object; repeat it to compare option sets.')
+@click.option("--variant", "-v", "variants", multiple=True, metavar="SPEC",
+              help="One variant as key=value pairs separated by ';': deck=..., options={...}, players=N, "
+                   "name=... (keys not given come from --deck/--options/--players). Repeat it.")
+@click.option("--players", "-n", type=int, default=None, help="Players of the standard deck (when no deck).")
+@click.option("--bots", default="heuristic", show_default=True, help="As for `werewolf simulate`.")
+@click.option("--games", "-g", type=int, default=1000, show_default=True,
+              help="Games per variant (without --precision).")
+@click.option("--precision", type=float, default=None, metavar="W",
+              help="Play batches of games until every interval (each win rate, each difference) is narrower "
+                   "than W, e.g. 0.05 for 5 points; then --games is not used.")
+@click.option("--max-games", type=int, default=20000, show_default=True, help="With --precision: at most this "
+              "many games per variant.")
+@click.option("--batch", type=int, default=500, show_default=True,
+              help="With --precision: games per variant between two looks at the intervals.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Game i of every variant is seeded from (seed, i).")
+@click.option("--jobs", "-j", type=int, default=1, show_default=True, help="Worker processes (or Ray CPUs).")
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True)
+@click.option("--address", default=None, help="An existing Ray cluster's address (with --backend ray).")
+@click.option("--out", "outs", multiple=True, help="Write the results to FILE (.json or .csv); may be repeated.")
+@click.option("--plot", default=None, help="Draw the win rates and the differences to FILE (PNG).")
+@click.option("--report", "html_report", default=None, metavar="FILE.html", help="One self-contained HTML page.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def compare_command(ruleset: str, decks: tuple[str, ...], options_list: tuple[str, ...], variants: tuple[str, ...],
+                    players: int | None, bots: str, games: int, precision: float | None, max_games: int, batch: int,
+                    seed: int, jobs: int, backend: str, address: str | None, outs: tuple[str, ...],
+                    plot: str | None, html_report: str | None, quiet: bool) -> None:
+    """Compare decks or rule options on the same seeds: each variant's win rates, the difference against the
+    first with its 95% interval, and a verdict.
+
+    \b
+    Variants, the first being the baseline:
+      --deck A --deck B                   one variant per deck
+      --options '{...}' --options '{...}' one per option set (both repeated: every deck with every set)
+      --variant 'deck=c12_wolfking_guard'
+      --variant 'deck=c12_wolfking_guard;options={"witch_self_save":"never"};name=no self-save'
+
+    Game i of every variant is dealt and played from the same seed, so the differences are paired
+    (Newcombe's interval for paired proportions). A variant whose every game is identical, event for
+    event, to the first's on the same seed is flagged: what it changes never came into play.
+    """
+    from werewolf.sim import command
+
+    status = 2
+    try:
+        base = command.make_config(ruleset, decks[0] if len(decks) == 1 else None, players,
+                                   options_list[0] if len(options_list) == 1 else None, bots, games, seed, jobs,
+                                   backend, address)
+        status = command.compare(base, decks if len(decks) > 1 else (), options_list if len(options_list) > 1 else (),
+                                 variants, precision=precision, max_games=max_games, batch=batch, outs=outs,
+                                 plot=plot, html_report=html_report, quiet=quiet)
+    except WerewolfError as err:
+        _fail(str(err))
+    sys.exit(status)
+
+
+@main.command("balance")
+@click.option("--ruleset", "-r", default="classic", show_default=True, help="The ruleset.")
+@click.option("--deck", "-d", default=None, help="The deck the swaps start from (id, or role ids with role*N).")
+@click.option("--swap", "swaps", multiple=True, metavar="OUT:IN",
+              help="A candidate: the deck with one OUT card replaced by IN (OUT: removes, :IN adds). Repeat it.")
+@click.option("--candidate", "-c", "decks", multiple=True, metavar="DECK", help="A candidate deck. Repeat it.")
+@click.option("--players", "-n", type=int, default=None, help="Players of the standard deck (when no deck).")
+@click.option("--options", default=None, help="Rule options as a JSON object, for every candidate.")
+@click.option("--bots", default="heuristic", show_default=True, help="As for `werewolf simulate`.")
+@click.option("--precision", type=float, default=0.08, show_default=True, metavar="W",
+              help="Stop once the candidates left are each known within W (interval width), e.g. 0.08.")
+@click.option("--max-games", type=int, default=5000, show_default=True, help="At most this many games a candidate.")
+@click.option("--batch", type=int, default=200, show_default=True, help="Games a candidate between two looks.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Game i of every candidate is seeded from "
+              "(seed, i).")
+@click.option("--jobs", "-j", type=int, default=1, show_default=True, help="Worker processes (or Ray CPUs).")
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True)
+@click.option("--address", default=None, help="An existing Ray cluster's address (with --backend ray).")
+@click.option("--out", "outs", multiple=True, help="Write the ranking to FILE (.json or .csv); may be repeated.")
+@click.option("--plot", default=None, help="Draw the candidates' win rates to FILE (PNG).")
+@click.option("--report", "html_report", default=None, metavar="FILE.html", help="One self-contained HTML page.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def balance_command(ruleset: str, deck: str | None, swaps: tuple[str, ...], decks: tuple[str, ...],
+                    players: int | None, options: str | None, bots: str, precision: float, max_games: int,
+                    batch: int, seed: int, jobs: int, backend: str, address: str | None, outs: tuple[str, ...],
+                    plot: str | None, html_report: str | None, quiet: bool) -> None:
+    """Rank candidate decks by how close the village's win rate comes to 50%, and say which differences are real.
+
+    \b
+    Candidates: --deck D with --swap OUT:IN (the deck itself and one candidate per swap), and/or --candidate DECK.
+      werewolf balance --deck c12_wolfking_guard --swap hunter:idiot --swap villager:knight
+
+    The search is successive elimination: every candidate still in contention plays the next --batch
+    games (the same seeds for all); one is eliminated once its interval for |village win rate - 50%| lies
+    wholly beyond the leader's. The intervals are Wilson intervals Bonferroni-corrected over every candidate
+    and every look, so they hold all together at 95%: an elimination is a real difference, and the candidates
+    left could not be told apart. It stops when one is left, when those left are each known within
+    --precision, or at --max-games.
+    """
+    from werewolf.sim import command
+
+    status = 2
+    try:
+        base = command.make_config(ruleset, deck, players, options, bots, 1, seed, jobs, backend, address)
+        status = command.balance(base, swaps, decks, precision=precision, max_games=max_games, batch=batch,
+                                 outs=outs, plot=plot, html_report=html_report, quiet=quiet)
     except WerewolfError as err:
         _fail(str(err))
     sys.exit(status)
