@@ -25,6 +25,7 @@ from werewolf.core.views import view, visible_events
 from werewolf.roles import ROLES
 from werewolf.rulesets import MODULES, get_ruleset
 from werewolf.rulesets.wechat import BASE_ROLES, EXPANSIONS, GROUPS
+from werewolf.rulesets.options import accepted
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 
@@ -225,7 +226,6 @@ def test_random_game_onenight_custom_deck(name: str, data: Any, seed: int, agent
 DAYNIGHT_OPTIONS: dict[str, Any] = {
     "sheriff": st.booleans(), "sheriff_vote_weight": st.sampled_from([1, 1.5, 2]),
     "sheriff_day": st.integers(1, 3), "sheriff_before_announcement": st.booleans(),
-    "sheriff_registration": st.sampled_from(["night1_hands", "dawn", "day"]),
     "campaign_order": st.sampled_from(["coin", "lowest_first", "highest_first"]),
     "sheriff_electorate": st.sampled_from(["non_candidates", "all_living"]),
     "sheriff_tie": st.sampled_from(["pk_then_none", "none"]),
@@ -253,7 +253,8 @@ DAYNIGHT_OPTIONS: dict[str, Any] = {
 @given(data=st.data(), seed=SEEDS, agent_seed=SEEDS)
 def test_random_game_with_random_options(name: str, data: Any, seed: int, agent_seed: int) -> None:
     deck = data.draw(st.sampled_from(sorted(get_ruleset(name).decks())), label="deck")
-    options = data.draw(st.fixed_dictionaries({}, optional=DAYNIGHT_OPTIONS), label="options")
+    optional = {k: v for k, v in DAYNIGHT_OPTIONS.items() if k in accepted(name)}  # the others are refused
+    options = data.draw(st.fixed_dictionaries({}, optional=optional), label="options")
     check_game(Setup(name, deck=deck, seed=seed, options=options), agent_seed)
 
 
