@@ -304,6 +304,8 @@ class WechatModerator(Moderator):
     def morning(self, k: int) -> Gen:
         """「公示前一天投票出局角色名單，昨晚出局角色名單」, the successor, last words, then the news."""
         t, w = self.t, self.w
+        if t.opts.bear_announce == "day_start":
+            self.bear_line()
         due = [s for s, day in w.rusty_due if day == k and t.p(s).alive]
         w.rusty_due = [(s, day) for s, day in w.rusty_due if day != k]
         dead = sorted(t.night_dead)
@@ -328,7 +330,8 @@ class WechatModerator(Moderator):
             if self.has_last_words(t.p(s)):
                 yield from self.last_words(t.p(s))
         yield from self.followups_of(rusty_batch)
-        self.bear_line()
+        if t.opts.bear_announce == "after_deaths":  # 「每天早上，犧牲消息公布后」
+            self.bear_line()
         if w.newly_enchanted:
             t.say("enchanted", seats=sorted(w.newly_enchanted))
             w.newly_enchanted = []
