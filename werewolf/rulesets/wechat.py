@@ -183,7 +183,9 @@ class WechatModerator(Moderator):
         cupid = t.p(t.cupid)
         if a.faction == b.faction:
             t.lovers_mixed = False
-            cupid.faction = a.faction
+            # Two wolves: cupid goes with them unless the table plays cupid_double_wolf_team="good".
+            double_wolf_good = a.faction == "wolf" and t.opts.cupid_double_wolf_team == "good"
+            cupid.faction = "good" if double_wolf_good else a.faction
             return
         t.lovers_mixed = True
         for q in (a, b):
@@ -231,11 +233,13 @@ class WechatModerator(Moderator):
             if q.role == "rusty_knight" and cause != "widow":
                 self.rusty_wound(q)
         self.close_chains(batch)
-        yield from self.batch_done(batch)
-        if n.poison is not None and t.p(n.poison).alive:
+        if t.opts.wolf_kill_first:  # 狼刀在先: the win is checked before the poison lands
+            yield from self.batch_done(batch)
             batch = []
+        if n.poison is not None and t.p(n.poison).alive:
             self.die(t.p(n.poison), "poison", batch)
             self.close_chains(batch)
+        if batch or not t.opts.wolf_kill_first:
             yield from self.batch_done(batch)
         w.cursed = n.curse
         self.check_win()

@@ -172,7 +172,7 @@ def witch(m: WechatModerator, p: Player | None) -> Gen:
     if p is None:
         return
     attacked = m.attacked()
-    if t.antidote:
+    if t.antidote or t.opts.witch_informed_after_antidote:  # 002: <通靈> is lost with the antidote
         t.tell(p.seat, "victim", seat=p.seat, target=n.wolf if not n.infect else None, targets=attacked)
     asks: list[Decision] = []
     if t.antidote:
