@@ -177,3 +177,57 @@ def test_wallclock_minute_decides_the_clock_rule(monkeypatch: pytest.MonkeyPatch
     # 「若當前時間的分鐘尾數為奇數」: an odd minute goes clockwise (ascending) from the death, an even one back.
     assert orders[1] == [8, 9, 1, 2, 3, 4, 5, 6]
     assert orders[0] == [6, 5, 4, 3, 2, 1, 9, 8]
+
+
+# -- `werewolf options` shows the set the engine honours ----------------------------------------
+def _listing(*args: str) -> Any:
+    from click.testing import CliRunner
+
+    from werewolf.cli import main
+
+    result = CliRunner().invoke(main, ["options", *args])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_options_json_is_the_set_the_engine_honours() -> None:
+    listed = json.loads(_listing("--json"))
+    assert [o["name"] for o in listed] == list(dict.fromkeys(
+        f.name for r in MODULES for f in dataclasses.fields(option_type(r))))
+    for o in listed:
+        for r in MODULES:
+            # Each ruleset's listed default is accepted as given; an option not listed for it is refused.
+            if r in o["accepted_by"]:
+                assert getattr(make_options(r, {o["name"]: o["defaults"][r]}), o["name"]) == getattr(
+                    make_options(r), o["name"]), (o["name"], r)
+                assert o["name"] in accepted(r)
+            else:
+                assert o["name"] not in accepted(r) and r not in o["defaults"]
+                with pytest.raises(SetupError, match=o["name"]):
+                    make_options(r, {o["name"]: _sample(r, o["name"])})
+        assert o["type"] and o["allowed"] and o["source"] and o["summary"], o["name"]
+
+
+def test_options_table_for_one_ruleset() -> None:
+    text = _listing("--ruleset", "facetoface")
+    lines = text.splitlines()
+    assert lines[0].split()[:4] == ["option", "type", "allowed", "values"] and "default (facetoface)" in lines[0]
+    names = {line.split()[0] for line in lines[1:] if line and not line.startswith(("facetoface:", " "))}
+    assert set(accepted("facetoface")) <= names
+    assert "white_wolf_nights" not in names and "preset" in names
+    row = next(line for line in lines if line.startswith("sheriff_vote_weight "))
+    assert " 2 " in row and "§1.6 #1" in row  # facetoface's own default, and the rule it comes from
+
+
+def test_options_table_marks_options_not_accepted() -> None:
+    row = next(line for line in _listing().splitlines() if line.startswith("white_wolf_nights "))
+    assert row.count("not accepted") == 4 and " even " in row
+
+
+def test_options_unknown_ruleset_exits_2() -> None:
+    from click.testing import CliRunner
+
+    from werewolf.cli import main
+
+    result = CliRunner().invoke(main, ["options", "--ruleset", "nope"])
+    assert result.exit_code == 2 and "nope" in result.output

@@ -24,8 +24,8 @@ from werewolf.core.game import Game, Setup
 from werewolf.core.views import view, visible_events
 from werewolf.roles import ROLES
 from werewolf.rulesets import MODULES, get_ruleset
-from werewolf.rulesets.wechat import BASE_ROLES, EXPANSIONS, GROUPS
 from werewolf.rulesets.options import accepted
+from werewolf.rulesets.wechat import BASE_ROLES, EXPANSIONS, GROUPS
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 
