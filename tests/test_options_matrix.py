@@ -38,7 +38,6 @@ OWNED_BY_NIGHT_AND_DAY: frozenset[tuple[str, str]] = frozenset({
     ("witch_potions_single_use", "wechat"),  # item 1, the same (night)
     ("revealed_idiot_votable", "classic"),  # issue 20: its default becomes false (night)
     ("exile_tie", "classic"),  # item 2 (day)
-    ("win_mode", "classic"),  # item 3 (day)
     ("win_mode", "wechat"),  # item 4 (day)
     ("speech_without_sheriff", "classic"),  # item 5 (day)
     ("sheriff_before_announcement", "wechat"),  # item 6 (day)
