@@ -374,8 +374,8 @@ def accepted(ruleset: str) -> list[str]:
 def check_accepted(ruleset: str, name: str) -> None:
     rulesets = REGISTRY[name].rulesets
     if ruleset not in rulesets:
-        where = f"it applies only to {', '.join(sorted(rulesets))}" if rulesets else REGISTRY[name].summary
-        raise SetupError(f"option {name!r} does not apply to the {ruleset} ruleset ({where})")
+        where = f" (it applies only to {', '.join(sorted(rulesets))})" if rulesets else f": {REGISTRY[name].summary}"
+        raise SetupError(f"option {name!r} does not apply to the {ruleset} ruleset{where}")
 
 
 def _json(value: Any) -> Any:
