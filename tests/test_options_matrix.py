@@ -231,3 +231,16 @@ def test_options_unknown_ruleset_exits_2() -> None:
 
     result = CliRunner().invoke(main, ["options", "--ruleset", "nope"])
     assert result.exit_code == 2 and "nope" in result.output
+
+
+NULL_REFUSED = [("classic", "cupid_double_wolf_team"), ("wechat", "cupid_double_wolf_team"),
+                ("classic", "sheriff_self_destruct"), ("facetoface", "sheriff_self_destruct")]
+
+
+@pytest.mark.parametrize("ruleset,name", NULL_REFUSED)
+def test_null_is_refused_where_it_marks_no_rule(ruleset: str, name: str) -> None:
+    # null means "the preset decides" (facetoface's cupid) or "no such rule" (wechat's sheriff_self_destruct):
+    # elsewhere it used to pass and silently play the default.
+    with pytest.raises(SetupError, match=f"{name}.*{ruleset}.*default there is '"):
+        make_options(ruleset, {name: None})
+    assert make_options("facetoface", {"cupid_double_wolf_team": None}).cupid_double_wolf_team is None

@@ -229,7 +229,7 @@ DAYNIGHT_OPTIONS: dict[str, Any] = {
     "campaign_order": st.sampled_from(["coin", "lowest_first", "highest_first"]),
     "sheriff_electorate": st.sampled_from(["non_candidates", "all_living"]),
     "sheriff_tie": st.sampled_from(["pk_then_none", "none"]),
-    "sheriff_self_destruct": st.sampled_from(["postpone_once", "lose_badge", None]),
+    "sheriff_self_destruct": st.sampled_from(["postpone_once", "lose_badge"]),
     "badge_on_death": st.sampled_from(["pass_or_tear", "must_pass"]),
     "speech_without_sheriff": st.sampled_from(["clock_deaths", "last_dead_coin"]),
     "last_words": st.sampled_from(["first_night_and_days", "ff_standard", "wolf_quota"]),

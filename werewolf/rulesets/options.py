@@ -164,7 +164,17 @@ def _make_options(ruleset: str, overrides: Mapping[str, Any] | None) -> Any:
                 raise SetupError(f"unknown option {name!r} for ruleset {ruleset!r} (see `werewolf options`)")
             check_accepted(ruleset, name)
             values[name] = _coerce(name, hints[name], raw)
+            if values[name] is None and name in NULL_ONLY_AS_DEFAULT:
+                default = getattr(cls(**DEFAULTS[ruleset]), name)
+                if default is not None:
+                    raise SetupError(f"option {name!r} may not be null in the {ruleset} ruleset "
+                                     f"(its default there is {default!r})")
     return cls(**values)
+
+
+# Options whose null is a default's marker, not a rule a table picks: facetoface's cupid_double_wolf_team
+# (the preset decides) and wechat's sheriff_self_destruct (no such rule). Elsewhere null is refused.
+NULL_ONLY_AS_DEFAULT = frozenset({"sheriff_self_destruct", "cupid_double_wolf_team"})
 
 
 def _coerce(name: str, hint: Any, value: Any) -> Any:
