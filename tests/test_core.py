@@ -347,12 +347,11 @@ def test_options_must_be_a_mapping() -> None:
 
 def test_option_coercion() -> None:
     opts = make_options("classic", {"sheriff_vote_weight": 2, "hunter_blocked_causes": ["poison"],
-                                    "clans": [[1, 2], [3, 4]], "sheriff_self_destruct": None,
-                                    "tie_priority": ["wolf", "good"]})
+                                    "sheriff_self_destruct": "lose_badge", "tie_priority": ["wolf", "good"]})
     assert opts.sheriff_vote_weight == 2.0 and isinstance(opts.sheriff_vote_weight, float)
     assert opts.hunter_blocked_causes == frozenset({"poison"})
-    assert opts.clans == ((1, 2), (3, 4))
-    assert opts.sheriff_self_destruct is None
+    assert make_options("wechat", {"clans": [[1, 2], [3, 4]]}).clans == ((1, 2), (3, 4))
+    assert opts.sheriff_self_destruct == "lose_badge"
     assert opts.tie_priority == ("wolf", "good")
     assert make_options("onuw", {"discussion_seconds": None}).discussion_seconds is None
 

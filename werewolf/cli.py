@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 import click
 
@@ -127,6 +128,42 @@ def serve_command(host: str, port: int, database: str, timeout: float, public_ur
         return
     serve(host=host, port=port, database=database, timeout=timeout, public_url=public_url,
           keep_finished=keep_finished * 60, lobby_idle=lobby_hours * 3600)
+
+
+@main.command("options")
+@click.option("--ruleset", "-r", default=None, help="Only the options this ruleset accepts.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable: a JSON list of options.")
+def options_command(ruleset: str | None, as_json: bool) -> None:
+    """List every rule option: type, allowed values, default per ruleset, and the rule it comes from."""
+    from werewolf.rulesets import MODULES
+    from werewolf.rulesets.options import describe
+
+    if ruleset is not None and ruleset not in MODULES:
+        _fail(f"unknown ruleset {ruleset!r} (known: {', '.join(MODULES)})")
+    rows = [o for o in describe() if ruleset is None or ruleset in o["accepted_by"]]
+    if as_json:
+        click.echo(json.dumps(rows, ensure_ascii=False, indent=1))
+        return
+    rulesets = [ruleset] if ruleset else list(MODULES)
+
+    def shown(o: dict[str, Any], r: str) -> str:
+        if r not in o["accepted_by"]:
+            return "not accepted"
+        value = o["defaults"][r]
+        if isinstance(value, list):
+            return ",".join(map(str, value)) or "[]"
+        return value if isinstance(value, str) else json.dumps(value)
+
+    head = ["option", "type", "allowed values"] + [f"default ({r})" if ruleset else r for r in rulesets] + ["rule"]
+    table = [[o["name"], o["type"], o["allowed"]] + [shown(o, r) for r in rulesets] + [o["source"]] for o in rows]
+    widths = [max(len(str(row[i])) for row in [head] + table) for i in range(len(head) - 1)]
+    for row in [head] + table:
+        click.echo("  ".join(str(c).ljust(w) for c, w in zip(row, widths)) + "  " + str(row[-1]))
+    click.echo(f"\n{len(rows)} options" + (" (an option not accepted is refused at setup)" if not ruleset else
+                                            f" accepted by {ruleset}; the others are refused at setup"))
+    if ruleset is None or ruleset == "facetoface":
+        click.echo("facetoface: null for cupid_double_wolf_team and preset means the deck's preset decides "
+                   "(RULES.md §5.2); a preset also fixes win_mode and witch_self_save unless they are given.")
 
 
 def _fail(message: str) -> None:

@@ -183,7 +183,9 @@ class WechatModerator(Moderator):
         cupid = t.p(t.cupid)
         if a.faction == b.faction:
             t.lovers_mixed = False
-            cupid.faction = a.faction
+            # Two wolves: cupid goes with them unless the table plays cupid_double_wolf_team="good".
+            double_wolf_good = a.faction == "wolf" and t.opts.cupid_double_wolf_team == "good"
+            cupid.faction = "good" if double_wolf_good else a.faction
             return
         t.lovers_mixed = True
         for q in (a, b):
@@ -233,11 +235,13 @@ class WechatModerator(Moderator):
             if q.role == "rusty_knight" and cause != "widow":
                 self.rusty_wound(q)
         self.close_chains(batch)
-        yield from self.batch_done(batch)
-        if n.poison is not None and t.p(n.poison).alive:
+        if t.opts.wolf_kill_first:  # 狼刀在先: the win is checked before the poison lands
+            yield from self.batch_done(batch)
             batch = []
+        if n.poison is not None and t.p(n.poison).alive:
             self.die(t.p(n.poison), "poison", batch)
             self.close_chains(batch)
+        if batch or not t.opts.wolf_kill_first:
             yield from self.batch_done(batch)
         w.cursed = n.curse
         self.check_win()
@@ -306,6 +310,8 @@ class WechatModerator(Moderator):
     def morning(self, k: int) -> Gen:
         """「公示前一天投票出局角色名單，昨晚出局角色名單」, the successor, last words, then the news."""
         t, w = self.t, self.w
+        if t.opts.bear_announce == "day_start":
+            self.bear_line()
         due = [s for s, day in w.rusty_due if day == k and t.p(s).alive]
         w.rusty_due = [(s, day) for s, day in w.rusty_due if day != k]
         dead = sorted(t.night_dead)
@@ -330,7 +336,8 @@ class WechatModerator(Moderator):
             if self.has_last_words(t.p(s)):
                 yield from self.last_words(t.p(s))
         yield from self.followups_of(rusty_batch)
-        self.bear_line()
+        if t.opts.bear_announce == "after_deaths":  # 「每天早上，犧牲消息公布后」
+            self.bear_line()
         if w.newly_enchanted:
             t.say("enchanted", seats=sorted(w.newly_enchanted))
             w.newly_enchanted = []

@@ -104,7 +104,8 @@ class DaySteps:
         """Classic and facetoface (RULES.md §3.2, §3.3); wechat overrides it."""
         t = self.t
         opts = t.opts
-        self.bear_line()
+        if opts.bear_announce == "day_start":
+            self.bear_line()
         if "silencer" in t.in_deck:  # nobody else silences anyone
             for p in t.players:
                 if p.silenced_day == k and (p.alive or p.pending):
@@ -112,6 +113,8 @@ class DaySteps:
         if self.election_today(k) and opts.sheriff_before_announcement:
             yield from self.election(resumed=t.election_postponed)
         yield from self.announce()
+        if opts.bear_announce == "after_deaths":
+            self.bear_line()
         yield from self.discussion()
         yield from self.rogue_dies()
         yield from self.exile_vote()

@@ -112,6 +112,8 @@ class DayNightRuleset:
     def adjust_options(self, opts: DayNightOptions, deck: list[str],
                        overrides: Mapping[str, Any] | None) -> DayNightOptions:
         """Hook: a ruleset derives options from the deck (facetoface presets)."""
+        if opts.win_mode == "preset":
+            raise SetupError(f"win_mode='preset' plays a facetoface preset; the {self.name} ruleset has none")
         return opts
 
     def play(self, table: Any) -> Flow:
