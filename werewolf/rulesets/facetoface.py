@@ -83,6 +83,7 @@ class FaceToFaceRuleset(DayNightRuleset):
     def adjust_options(self, opts: DayNightOptions, deck: list[str],
                        overrides: Mapping[str, Any] | None) -> DayNightOptions:
         """The preset a deck matches fixes 屠城/屠邊, cupid's team and the witch's self-save."""
+        self.check_tie_priority(opts, deck)
         if opts.win_mode != "preset":
             return opts
         pid = opts.preset or preset_of(deck)
