@@ -195,6 +195,10 @@ def _role_reason(game: Game, table: Any, p: Any, phase: str, act: str,
     if act == "badge":
         return f"seat {seat} does not hold the badge when dying"
     if _died_before(game.events, seat, phase):
+        night = "night" + phase[3:] if phase.startswith("day") else ""
+        if act == "run" and p.death_phase == night and not getattr(table.opts, "sheriff_before_announcement", True):
+            return (f"seat {seat} died in {night}, and the election follows the death announcement "
+                    "(sheriff_before_announcement=false)")
         return f"seat {seat} is dead: dead players cannot {act}"
     roles = NIGHT_ACTS.get(act)
     if roles and phase.startswith("night") and p.role not in roles and p.dealt not in roles:
