@@ -25,17 +25,6 @@ from werewolf.rulesets.options import REGISTRY, accepted, make_options, option_t
 
 SCRIPTS = Path(__file__).parent / "scripts"
 
-# Pairs the `night` and `day` helpers cover with their scripts (issues 20 and 21, items 1–11): the lead
-# removes this set once their branches are merged. Not a skip: every other pair must be covered today.
-OWNED_BY_NIGHT_AND_DAY: frozenset[tuple[str, str]] = frozenset({
-    ("exile_tie", "classic"),  # item 2 (day)
-    ("win_mode", "wechat"),  # item 4 (day)
-    ("speech_without_sheriff", "classic"),  # item 5 (day)
-    ("sheriff_before_announcement", "wechat"),  # item 6 (day)
-    ("exile_tie", "wechat"),  # item 7 (day)
-    ("scapegoat_overrides_sheriff", "wechat"),  # item 10 (day)
-})
-
 # Options whose effect no scripted game can show, with the test here that shows it instead.
 COVERED_ELSEWHERE = {
     "clock_source": "test_wallclock_minute_decides_the_clock_rule",  # the wall clock is not deterministic
@@ -109,15 +98,9 @@ def test_registry_is_the_options_types() -> None:
 def test_every_accepted_option_changes_some_game() -> None:
     covered = coverage()
     assert all(callable(globals().get(test)) for test in COVERED_ELSEWHERE.values())
-    want = accepted_pairs() - OWNED_BY_NIGHT_AND_DAY - {(n, r) for n, r in accepted_pairs() if n in COVERED_ELSEWHERE}
+    want = accepted_pairs() - {(n, r) for n, r in accepted_pairs() if n in COVERED_ELSEWHERE}
     missing = sorted(want - set(covered))
     assert not missing, "accepted but changes no scripted game: " + ", ".join(f"{n} ({r})" for n, r in missing)
-
-
-def test_owned_pairs_are_accepted_and_not_yet_covered() -> None:
-    # The lead's set names only real pairs, and none a script already covers (it would hide nothing).
-    assert OWNED_BY_NIGHT_AND_DAY <= accepted_pairs()
-    assert not OWNED_BY_NIGHT_AND_DAY & set(coverage())
 
 
 def _sample(ruleset: str, name: str) -> Any:

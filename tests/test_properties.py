@@ -113,6 +113,7 @@ def check_ended(game: Game) -> None:
         assert types.count("game_over") == 1
         over = game.events[types.index("game_over")]
         assert (over.data["teams"], over.data["seats"]) == (list(game.result[0]), list(game.result[1]))
+        assert over.data["seats"] or not over.data["teams"], "a winning team names none of its seats"
         assert "stopped" not in types
     else:
         assert game.table.stopped and types[-1] == "stopped"

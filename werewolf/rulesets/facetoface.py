@@ -93,7 +93,9 @@ class FaceToFaceRuleset(DayNightRuleset):
         if pid is not None:
             rules.update({"witch_self_save": "never"}, **PRESETS[pid][1])
         given = {k for k, v in (overrides or {}).items() if not (k == "win_mode" and v == "preset")}
-        return dataclasses.replace(opts, preset=pid, **{k: v for k, v in rules.items() if k not in given})
+        opts = dataclasses.replace(opts, preset=pid, **{k: v for k, v in rules.items() if k not in given})
+        self.check_tie_priority(opts, deck)
+        return opts
 
 
 RULESET = FaceToFaceRuleset(

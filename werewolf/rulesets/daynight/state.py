@@ -112,7 +112,11 @@ class DayNightTable(Table):
         # deaths waiting for the dawn announcement, in order
         self.night_dead: list[int] = []
         self.knife_voice: int | None = None  # a self-destructed wolf who names tonight's kill
-        self.last_dead: list[int] = []  # the most recent batch of deaths (facetoface speech order)
+        # The deaths of the game's most recent moment (speech_without_sheriff="last_dead_coin"):
+        # ``last_moment`` orders them, (2k-1, 0) for night k and (2k, n) for the n-th death of a day.
+        self.last_dead: list[int] = []
+        self.last_moment: tuple[int, int] = (0, 0)
+        self.day_moments = 0
         self.bear_silent_announced = False
         self.last_words_left = 0  # the wolf quota (last_words="wolf_quota")
         self.start_categories: frozenset[str] = frozenset()
