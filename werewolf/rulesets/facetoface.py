@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
+from werewolf.core.errors import SetupError
 from werewolf.roles import FACETOFACE_ROLES
 from werewolf.rulesets.classic import FORBIDDEN_BOTTOMS
 from werewolf.rulesets.daynight import night as N
@@ -83,6 +84,8 @@ class FaceToFaceRuleset(DayNightRuleset):
     def adjust_options(self, opts: DayNightOptions, deck: list[str],
                        overrides: Mapping[str, Any] | None) -> DayNightOptions:
         """The preset a deck matches fixes 屠城/屠邊, cupid's team and the witch's self-save."""
+        if opts.preset is not None and opts.preset not in PRESETS:
+            raise SetupError(f"unknown preset {opts.preset[:40]!r} (presets: {', '.join(PRESETS)})")
         if opts.win_mode != "preset":
             return opts
         pid = opts.preset or preset_of(deck)
