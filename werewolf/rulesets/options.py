@@ -199,7 +199,9 @@ def _coerce(name: str, hint: Any, value: Any) -> Any:
 
 def _shown(value: Any) -> str:
     """A value as an error quotes it: at most a short prefix (a value may be as long as its sender likes)."""
-    text = repr(value) if not isinstance(value, int) or abs(value) < 10**30 else f"<an integer of {value.bit_length()} bits>"
+    if isinstance(value, int) and abs(value) >= 10**30:
+        return f"<an integer of {value.bit_length()} bits>"
+    text = repr(value)
     return text if len(text) <= 40 else text[:40] + "…"
 
 

@@ -25,7 +25,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import Body, FastAPI, Header, Query, Request, WebSocket
+from fastapi import Body, Depends, FastAPI, Header, Query, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -171,6 +171,8 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
         errors = list(err.errors())
         if any(e.get("type") == "json_invalid" for e in errors):
             return error(422, "malformed request: the body is not valid JSON")
+        if any(e.get("type") == "missing" and tuple(e.get("loc", ())) == ("body",) for e in errors):
+            return error(422, "malformed request: the body must be a JSON object")
         return error(422, "malformed request: " + (error_text(errors) or "invalid body"))
 
     @app.exception_handler(StarletteHTTPException)
@@ -211,10 +213,19 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
         return server_link(conn.app.state.public_url, listen_host, listen_port, conn.app.state.address)
 
     # -- the API ----------------------------------------------------------------------------
-    @app.post("/api/rooms", response_model=Created, status_code=201, responses=ERRORS, tags=["rooms"])
+    def counted(name: str) -> Any:
+        """A dependency that counts the request against the client's rate ``name`` (before its body is read,
+        so that malformed requests count too)."""
+
+        def hit(request: Request) -> None:
+            rates.hit(name, client_of(request.scope))
+
+        return Depends(hit)
+
+    @app.post("/api/rooms", response_model=Created, status_code=201, responses=ERRORS, tags=["rooms"],
+              dependencies=[counted("create")])
     async def create_room(request: Request, body: CreateRoom) -> Created:
         """Create a room; the host token starts it (keep it secret)."""
-        rates.hit("create", client_of(request.scope))
         room, token = await hub_of(request).create(
             ruleset=body.ruleset, deck=body.deck, options=body.options, bots=body.bots, seed=body.seed,
             mode=body.mode, lang=normalize_lang(body.lang), players=body.players, timeout=body.timeout,
@@ -236,10 +247,10 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
         warning = None if where.reachable else t("ui.link_loopback", _lang(lang) or "en")
         return JoinLink(url=f"{where.base}/r/{room.id}", reachable=where.reachable, warning=warning)
 
-    @app.post("/api/rooms/{room_id}/join", response_model=Joined, responses=ERRORS, tags=["rooms"])
+    @app.post("/api/rooms/{room_id}/join", response_model=Joined, responses=ERRORS, tags=["rooms"],
+              dependencies=[counted("join")])
     async def join(request: Request, room_id: str, body: Join) -> Joined:
         """Take a seat (the first free one unless ``seat`` is given); returns the player token."""
-        rates.hit("join", client_of(request.scope))
         hub = hub_of(request)
         seat, token = await hub.join(await hub.room(room_id), body.name, body.seat)
         return Joined(seat=seat, token=token)

@@ -16,6 +16,7 @@ the field, the rule, and at most a short prefix of the value given.
 from __future__ import annotations
 
 import math
+import re
 import unicodedata
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
@@ -40,7 +41,7 @@ MAX_ITEMS = 64  # a list in an option or a move
 QUOTE = 40  # characters of a bad value quoted back in an error
 
 # A field name inside an option set or a move: the engine's vocabulary is snake_case.
-Key = Annotated[str, StringConstraints(min_length=1, max_length=40, pattern=r"^[a-z][a-z0-9_]*$")]
+NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
 Ident = Annotated[str, StringConstraints(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9][A-Za-z0-9_\-]*$")]
 
 
@@ -82,7 +83,7 @@ def _fields(value: Any, what: str, most: int) -> dict[str, Any]:
         raise ValueError(f"{what} may have at most {most} fields")
     out: dict[str, Any] = {}
     for k, v in value.items():
-        if not isinstance(k, str) or not 1 <= len(k) <= 40 or not k.isascii() or not k.replace("_", "a").isalnum():
+        if not isinstance(k, str) or not NAME.fullmatch(k):
             raise ValueError(f"field name {quote(k)} is not a snake_case name of at most 40 characters")
         try:
             out[k] = _json_value(v, 2)
