@@ -120,8 +120,10 @@ def play_command(ruleset: str, deck: str | None, players: int | None, seat: int 
 @click.option("--limits", default=None, metavar="LIMITS",
               help="Body size and per-address rate limits: 'off' (no rate limits), or pairs such as "
                    "'create=20/minute,join=60/minute,auth=30/minute,body=65536' (the defaults).")
+@click.option("--log-level", type=click.Choice(["critical", "error", "warning", "info", "debug", "trace"]),
+              default="info", show_default=True, help="How much the server logs (tokens never appear).")
 def serve_command(host: str, port: int, database: str, timeout: float, public_url: str | None,
-                  keep_finished: float, lobby_hours: float, limits: str | None) -> None:
+                  keep_finished: float, lobby_hours: float, limits: str | None, log_level: str) -> None:
     """Serve the web app: rooms, phones, the spoken moderator, the JSON API (/docs)."""
     try:
         import fastapi  # noqa: F401
@@ -140,7 +142,7 @@ def serve_command(host: str, port: int, database: str, timeout: float, public_ur
         except ValueError as err:
             _fail(f"--limits: {err}")
     serve(host=host, port=port, database=database, timeout=timeout, public_url=public_url,
-          keep_finished=keep_finished * 60, lobby_idle=lobby_hours * 3600, limits=limits)
+          keep_finished=keep_finished * 60, lobby_idle=lobby_hours * 3600, limits=limits, log_level=log_level)
 
 
 def _fail(message: str) -> None:

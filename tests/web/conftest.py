@@ -52,12 +52,13 @@ class Server:
     """``werewolf serve`` in a child process on a loopback port."""
 
     def __init__(self, database: str, port: int | None = None, timeout: float = 0, limits: str = "off",
-                 log: Path | None = None) -> None:
+                 log: Path | None = None, log_level: str = "info") -> None:
         self.database = database
         self.port = port or free_port()
         self.timeout = timeout
         self.limits = limits  # no rate limits by default: tests create rooms by the dozen
         self.log = log  # a file for everything the server writes (stdout and stderr)
+        self.log_level = log_level
         self.proc: subprocess.Popen[bytes] | None = None
         self.url = f"http://127.0.0.1:{self.port}"
 
@@ -65,7 +66,8 @@ class Server:
         out: Any = open(self.log, "ab") if self.log is not None else None  # noqa: SIM115 (the child holds it)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "werewolf.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port),
-             "--database", self.database, "--timeout", str(self.timeout), "--limits", self.limits],
+             "--database", self.database, "--timeout", str(self.timeout), "--limits", self.limits,
+             "--log-level", self.log_level],
             cwd=ROOT, stdout=out or subprocess.DEVNULL, stderr=out or subprocess.PIPE)
         if out is not None:
             out.close()

@@ -32,12 +32,11 @@ class Redact(logging.Filter):
     """Removes secrets from a record's message, its arguments and its traceback."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if isinstance(record.msg, str):
-            record.msg = redact(record.msg)
-        if isinstance(record.args, tuple):
-            record.args = tuple(_clean(a) for a in record.args)
-        elif isinstance(record.args, dict):
-            record.args = {k: _clean(v) for k, v in record.args.items()}
+        if record.name == "uvicorn.access" and isinstance(record.args, tuple):
+            record.args = tuple(_clean(a) for a in record.args)  # its formatter reads the arguments
+        else:  # arguments may be anything (a request's whole scope): the message as it will be written
+            record.msg = redact(record.getMessage())
+            record.args = None
         if record.exc_info and not record.exc_text:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
         if record.exc_text:
