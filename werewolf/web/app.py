@@ -319,7 +319,8 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
                            for e in room.game.events]
         return out
 
-    @app.get("/api/rooms/{room_id}/qr.svg", responses=ERRORS, tags=["rooms"])
+    @app.get("/api/rooms/{room_id}/qr.svg", response_class=Response, tags=["rooms"], responses={
+        **ERRORS, 200: {"content": {"image/svg+xml": {"schema": {"type": "string"}}}, "description": "the QR code"}})
     async def qr(request: Request, room_id: str) -> Response:
         """The join link as a QR code (SVG)."""
         import qrcode
