@@ -29,7 +29,7 @@ from werewolf.web.limits import Limits
 from .conftest import auth
 from .test_api import NINE
 
-QUICK = settings(max_examples=25, deadline=None, derandomize=True, database=None,
+QUICK = settings(max_examples=15, deadline=None, derandomize=True, database=None,
                  suppress_health_check=list(HealthCheck))
 
 
