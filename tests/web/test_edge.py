@@ -400,3 +400,46 @@ def test_the_detected_address_is_a_network_one() -> None:
     assert found is None or not is_loopback(found)
     assert server_link(None, "0.0.0.0", 8000, None).reachable is False
     assert server_link(None, "localhost", 8000, "10.0.0.5").base == "http://127.0.0.1:8000"
+
+
+@pytest.mark.parametrize("kind", ["httptools", "h11"])
+def test_requests_uvicorn_cannot_parse_get_a_json_400(tmp_path: Path, kind: str) -> None:
+    """A control character in a header or a broken request line: uvicorn answers before the app, as JSON."""
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    from werewolf.web import create_app
+    from werewolf.web.protocols import JsonErrorsH11, protocol
+
+    from .conftest import free_port
+
+    port = free_port()
+    config = uvicorn.Config(create_app(str(tmp_path / "p.sqlite"), timeout=0), host="127.0.0.1", port=port,
+                            http=protocol() if kind == "httptools" else JsonErrorsH11, log_level="critical")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.time() + 20
+        while not server.started and time.time() < deadline:
+            time.sleep(0.05)
+        bad = [b"GARBAGE\r\n\r\n", b"GET /\x01 HTTP/1.1\r\nHost: x\r\n\r\n",
+               b"GET / HTTP/1.1\r\nHost: x\r\nX:\x00\r\n\r\n"]
+        if kind == "httptools":  # h11 lets other control characters through to the app (which ignores them)
+            bad.append(b"GET / HTTP/1.1\r\nHost: x\r\nX-Bad: a\x01b\r\n\r\n")
+        for request in bad:
+            with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
+                conn.sendall(request)
+                answer = b""
+                while chunk := conn.recv(4096):
+                    answer += chunk
+            head, _, body = answer.partition(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 400") and b"content-type: application/json" in head.lower(), answer
+            assert b"x-content-type-options: nosniff" in head.lower()
+            assert json.loads(body)["error"].startswith("malformed request")
+    finally:
+        server.should_exit = True
+        thread.join(10)
