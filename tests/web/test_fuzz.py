@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 import schemathesis
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from schemathesis.checks import (
     content_type_conformance,
@@ -132,3 +132,70 @@ def test_random_moves_never_break_a_room(table: dict[str, Any], move: Any, who: 
         if pending:
             assert c.post(f"/api/rooms/{room}/act", json=pending[len(answers) % len(pending)],
                           headers=auth(token)).status_code == 200
+
+
+# -- hypothesis on a room's options --------------------------------------------------------------
+RULESETS = ["classic", "facetoface", "wechat", "onuw", "onenight"]
+NOISE = st.one_of(SCALARS, st.integers(-10, 200), st.lists(SCALARS, max_size=4),
+                  st.lists(st.lists(st.integers(-1, 13), max_size=7), max_size=3))
+
+
+def plausible(hint: Any) -> Any:
+    """Values of an option's type, near and outside its range (the type read as the engine reads it)."""
+    import typing
+
+    args = typing.get_args(hint)
+    if typing.get_origin(hint) is typing.Literal:
+        return st.sampled_from(list(args))
+    if hint is bool:
+        return st.booleans()
+    if hint is int:
+        return st.integers(-2, 120)
+    if args and type(None) in args:
+        return st.one_of(st.none(), *(plausible(a) for a in args if a is not type(None)))
+    if float in args or hint is float:
+        return st.one_of(st.integers(-1, 12), st.floats(-1, 12))
+    return st.lists(st.sampled_from(["poison", "lover", "wolf", "good", "lovers", "bomber", "charm"]), max_size=4)
+
+
+@st.composite
+def room_options(draw: Any) -> tuple[str, dict[str, Any]]:
+    import dataclasses
+    import typing
+
+    from werewolf.rulesets.options import option_type
+
+    ruleset = draw(st.sampled_from(RULESETS))
+    hints = typing.get_type_hints(option_type(ruleset))
+    names = draw(st.lists(st.sampled_from(sorted(f.name for f in dataclasses.fields(option_type(ruleset)))),
+                          max_size=3, unique=True))
+    return ruleset, {n: draw(st.one_of(*[plausible(hints[n])] * 5, NOISE)) for n in names}
+
+
+@pytest.fixture(scope="module")
+def creator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    from fastapi.testclient import TestClient
+
+    from werewolf.web import create_app
+
+    with TestClient(create_app(str(tmp_path_factory.mktemp("opt") / "opt.sqlite"), timeout=0,
+                               limits=Limits.off())) as c:
+        yield c
+
+
+@given(drawn=room_options())
+@settings(max_examples=150, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+def test_no_option_value_breaks_room_creation(creator: Any, drawn: tuple[str, dict[str, Any]]) -> None:
+    """Any value of any option: a room (that then starts and plays to its end), or a 422 naming the option."""
+    ruleset, options = drawn
+    r = creator.post("/api/rooms", content=raw_json({"ruleset": ruleset, "options": options, "players": 9,
+                                                     "bots": list(range(1, 10))}),
+                     headers={"Content-Type": "application/json"})
+    assert r.status_code in (201, 422), r.text
+    event(f"status {r.status_code}")
+    if r.status_code == 422:
+        assert any(name in r.json()["error"] for name in options) or "players" in r.json()["error"], r.text
+        return
+    room = r.json()
+    assert creator.post(f"/api/rooms/{room['room']}/start", headers=auth(room["host_token"])).status_code == 200
+    assert creator.get(f"/api/rooms/{room['room']}/public").status_code == 200
