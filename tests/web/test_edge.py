@@ -277,6 +277,7 @@ def test_error_bodies_quote_a_short_prefix_of_the_input(client: Any) -> None:
               client.post("/api/rooms", json={"ruleset": "classic", long[:40].lower(): 1}),
               client.get("/api/rooms/" + "Q" * 5000)):
         assert r.status_code in (404, 422) and len(r.text) < 600, r.text[:200]
+    assert len(client.get("/api/rooms/" + "Q" * 5000).text) < 100
 
 
 # -- headers and errors --------------------------------------------------------------------------
@@ -338,6 +339,20 @@ def test_a_refused_websocket_closes_with_a_code_and_a_reason(client: Any, query:
         with pytest.raises(WebSocketDisconnect) as exc:
             ws.receive_json()
         assert exc.value.code == code and word in (exc.value.reason or "")
+
+
+def test_a_websocket_with_malformed_parameters_closes_with_4422(client: Any) -> None:
+    room = create(client)["room"]
+    with client.websocket_connect(f"/api/rooms/{room}/ws?spectator=maybe") as ws:
+        assert "spectator" in ws.receive_json()["error"]
+        with pytest.raises(WebSocketDisconnect) as exc:
+            ws.receive_json()
+        assert exc.value.code == 4422 and "spectator" in (exc.value.reason or "")
+    with client.websocket_connect("/api/rooms/" + "R" * 3000 + "/ws") as ws:
+        assert len(ws.receive_json()["error"]) < 100
+        with pytest.raises(WebSocketDisconnect) as exc:
+            ws.receive_json()
+        assert exc.value.code == 4404
 
 
 def test_the_websocket_takes_its_token_as_a_subprotocol(client: Any) -> None:

@@ -19,6 +19,7 @@ import contextlib
 import functools
 import io
 import logging
+import re
 import time
 from collections.abc import AsyncIterator, Callable
 from importlib import resources
@@ -26,7 +27,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import Body, Depends, FastAPI, Header, Query, Request, WebSocket
-from fastapi.exceptions import RequestValidationError
+from fastapi.exceptions import RequestValidationError, WebSocketRequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
@@ -110,6 +111,7 @@ class JoinLink(BaseModel):
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": Error} for code in (401, 403, 404, 409, 410, 413, 422, 429)}
+ROOM_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 MAX_ERROR = 400  # characters of an error message: whatever it quotes, an answer stays short
 WS_PROTOCOL = "werewolf"  # the WebSocket subprotocol; the token comes as a second one, "token.<token>"
 
@@ -175,6 +177,13 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
             return error(422, "malformed request: the body must be a JSON object")
         return error(422, "malformed request: " + (error_text(errors) or "invalid body"))
 
+    @app.exception_handler(WebSocketRequestValidationError)
+    async def bad_socket(websocket: WebSocket, err: WebSocketRequestValidationError) -> None:
+        message = "malformed request: " + (error_text(list(err.errors())) or "invalid parameters")
+        await websocket.accept()
+        await websocket.send_json({"error": message[:MAX_ERROR]})
+        await websocket.close(code=4422, reason=close_reason(message))
+
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_: Request, err: StarletteHTTPException) -> JSONResponse:
         if err.status_code == 400:  # the body could not be read as JSON at all (not UTF-8, a huge number…)
@@ -207,6 +216,12 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
             rates.hit("auth", client)
             raise
 
+    async def room_of(where: Request | WebSocket | Hub, room_id: str) -> Room:
+        """The room ``room_id`` (404 for an id no room can have, quoting only its start)."""
+        if not ROOM_ID.fullmatch(room_id):
+            raise ApiError(404, f"no room {quote(room_id)}")
+        return await (where if isinstance(where, Hub) else hub_of(where)).room(room_id)
+
     def link(conn: Request | WebSocket) -> Link:
         server = conn.scope.get("server")
         listen_port = port or (int(server[1]) if server and server[1] else 80)
@@ -235,14 +250,14 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
     @app.get("/api/rooms/{room_id}", responses=ERRORS, tags=["rooms"])
     async def room_info(request: Request, room_id: str) -> dict[str, Any]:
         """The room as anyone may see it: status, ruleset, seats and names."""
-        return (await hub_of(request).room(room_id)).info()
+        return (await room_of(request, room_id)).info()
 
     @app.get("/api/rooms/{room_id}/link", response_model=JoinLink, responses=ERRORS, tags=["rooms"])
     async def room_link(request: Request, room_id: str, lang: str | None = Query(None, max_length=16)) -> JoinLink:
         """The room's join link, as its QR code has it, and whether phones can open it."""
         from werewolf.i18n import t
 
-        room = await hub_of(request).room(room_id)
+        room = await room_of(request, room_id)
         where = link(request)
         warning = None if where.reachable else t("ui.link_loopback", _lang(lang) or "en")
         return JoinLink(url=f"{where.base}/r/{room.id}", reachable=where.reachable, warning=warning)
@@ -252,7 +267,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
     async def join(request: Request, room_id: str, body: Join) -> Joined:
         """Take a seat (the first free one unless ``seat`` is given); returns the player token."""
         hub = hub_of(request)
-        seat, token = await hub.join(await hub.room(room_id), body.name, body.seat)
+        seat, token = await hub.join(await room_of(hub, room_id), body.name, body.seat)
         return Joined(seat=seat, token=token)
 
     @app.post("/api/rooms/{room_id}/start", response_model=Ok, responses=ERRORS, tags=["rooms"])
@@ -260,7 +275,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
                     authorization: str | None = Header(None)) -> Ok:
         """Start the game (host token)."""
         hub = hub_of(request)
-        room = await hub.room(room_id)
+        room = await room_of(hub, room_id)
         host, _ = who(request, room, bearer(authorization))
         if not host:
             raise ApiError(403, "only the host may start the game")
@@ -274,7 +289,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
                        ) -> Response:
         """The caller's view (a seat's, or the public view for the host token)."""
         hub = hub_of(request)
-        room = await hub.room(room_id)
+        room = await room_of(hub, room_id)
         host, seat = who(request, room, bearer(authorization))
         text = await hub.view_json(room, seat, host, _lang(lang))
         return Response(text, media_type="application/json")
@@ -283,7 +298,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
     async def public_view(request: Request, room_id: str, lang: str | None = Query(None, max_length=16)) -> Response:
         """What a spectator sees: public events only."""
         hub = hub_of(request)
-        room = await hub.room(room_id)
+        room = await room_of(hub, room_id)
         return Response(await hub.view_json(room, None, False, _lang(lang)), media_type="application/json")
 
     @app.post("/api/rooms/{room_id}/act", response_model=Ok, responses=ERRORS, tags=["play"])
@@ -291,7 +306,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
                   authorization: str | None = Header(None)) -> Ok:
         """Answer a pending decision with one of the moves of the view's ``pending``."""
         hub = hub_of(request)
-        room = await hub.room(room_id)
+        room = await room_of(hub, room_id)
         _, seat = who(request, room, bearer(authorization))
         if seat is None:
             raise ApiError(403, "the host token has no seat: act with a player token")
@@ -307,7 +322,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
                        ) -> dict[str, Any]:
         """The moderator's whole log with audiences, the setup and the answers: only once the game is over
         (with ?lang=: each line narrated as the moderator reads it)."""
-        room = await hub_of(request).room(room_id)
+        room = await room_of(request, room_id)
         if room.status != "over":
             raise ApiError(409, "the full log is shown only once the game is over")
         out: dict[str, Any] = {"setup": room.setup.as_json(), "answers": [list(a) for a in room.game.answers],
@@ -326,7 +341,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
         import qrcode
         import qrcode.image.svg
 
-        room = await hub_of(request).room(room_id)
+        room = await room_of(request, room_id)
         img = qrcode.make(f"{link(request).base}/r/{room.id}", image_factory=qrcode.image.svg.SvgPathImage,
                           box_size=12, border=2)
         buf = io.BytesIO()
@@ -355,7 +370,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
         await websocket.accept(subprotocol=WS_PROTOCOL if WS_PROTOCOL in offered else None)
         hub = hub_of(websocket)
         try:
-            room = await hub.room(room_id)
+            room = await room_of(hub, room_id)
             host, seat = (False, None) if spectator and not token else who(websocket, room, token)
         except ApiError as err:
             await websocket.send_json({"error": err.message[:MAX_ERROR]})
