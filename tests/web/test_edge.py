@@ -458,3 +458,20 @@ def test_requests_uvicorn_cannot_parse_get_a_json_400(tmp_path: Path, kind: str)
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+def test_an_unexpected_failure_is_a_json_500(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from werewolf.web import create_app
+
+    app = create_app(str(tmp_path / "crash.sqlite"), timeout=0, limits=Limits.off())
+    with TestClient(app, raise_server_exceptions=False) as c:
+        def crash(*_: Any, **__: Any) -> Any:
+            raise RuntimeError("boom with a secret inside")
+
+        app.state.hub.create = crash
+        r = c.post("/api/rooms", json={"ruleset": "classic"})
+        assert r.status_code == 500 and r.json() == {"error": "internal error: nothing was changed, try again"}
+        assert "boom" not in r.text
+        assert_secure(r)

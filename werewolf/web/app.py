@@ -36,7 +36,7 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from werewolf.core.errors import WerewolfError
 from werewolf.i18n import LANGS, normalize_lang
-from werewolf.web.headers import SecurityHeaders
+from werewolf.web.headers import SecurityHeaders, security_headers
 from werewolf.web.limits import BodyLimit, Limits, RateLimits, TooMany, client_of
 from werewolf.web.links import Link, detect_address, server_link
 from werewolf.web.requests import CreateRoom, Join, Move, Start, error_text, quote
@@ -193,7 +193,8 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
     @app.exception_handler(Exception)
     async def crash(_: Request, err: Exception) -> JSONResponse:
         log.error("internal error: %s", type(err).__name__, exc_info=err)
-        return error(500, "internal error: nothing was changed, try again")
+        # Answered outside the middleware (by Starlette's outermost one): the security headers by hand.
+        return error(500, "internal error: nothing was changed, try again", security_headers())
 
     def hub_of(request: Request | WebSocket) -> Hub:
         return request.app.state.hub  # type: ignore[no-any-return]

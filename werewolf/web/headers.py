@@ -27,6 +27,12 @@ COMMON: list[tuple[bytes, bytes]] = [
 ]
 
 
+def security_headers(path: str = "/") -> dict[str, str]:
+    """The headers of an answer to ``path``."""
+    csp = DOCS_CSP if path.startswith(DOCS) else APP_CSP
+    return {**{k.decode(): v.decode() for k, v in COMMON}, "content-security-policy": csp}
+
+
 class SecurityHeaders:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -35,9 +41,7 @@ class SecurityHeaders:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        path = str(scope.get("path", ""))
-        csp = DOCS_CSP if path.startswith(DOCS) else APP_CSP
-        extra = [*COMMON, (b"content-security-policy", csp.encode())]
+        extra = [(k.encode(), v.encode()) for k, v in security_headers(str(scope.get("path", ""))).items()]
 
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
