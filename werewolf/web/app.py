@@ -233,7 +233,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
         """A dependency that counts the request against the client's rate ``name`` (before its body is read,
         so that malformed requests count too)."""
 
-        def hit(request: Request) -> None:
+        async def hit(request: Request) -> None:  # async: no thread for a counter
             rates.hit(name, client_of(request.scope))
 
         return Depends(hit)

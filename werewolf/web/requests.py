@@ -9,7 +9,7 @@ values each takes, which moves are legal) are the engine's: a room's options go 
 Here only the shape and size of what comes in is checked, so that nothing unbounded
 reaches the engine, the database or an error message.
 
-``ErrorText`` turns a validation error into the one-line ``{"error": ...}`` message:
+``error_text`` turns a validation error into the one-line ``{"error": ...}`` message:
 the field, the rule, and at most a short prefix of the value given.
 """
 
