@@ -294,6 +294,8 @@ def test_security_headers_on_pages_static_files_api_and_errors(client: Any) -> N
                  "/static/nope.js", "/api/rooms/nope"):
         r = client.get(path)
         assert_secure(r)
+        if path.startswith("/api/"):
+            assert r.headers["cache-control"] == "no-store"
         if path in ("/", f"/r/{room}", "/static/app.js"):
             assert "script-src 'self';" in r.headers["content-security-policy"]
             assert "unsafe-inline" not in r.headers["content-security-policy"]

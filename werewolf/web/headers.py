@@ -28,9 +28,12 @@ COMMON: list[tuple[bytes, bytes]] = [
 
 
 def security_headers(path: str = "/") -> dict[str, str]:
-    """The headers of an answer to ``path``."""
+    """The headers of an answer to ``path`` (the API's answers hold tokens and views: never stored by a cache)."""
     csp = DOCS_CSP if path.startswith(DOCS) else APP_CSP
-    return {**{k.decode(): v.decode() for k, v in COMMON}, "content-security-policy": csp}
+    out = {**{k.decode(): v.decode() for k, v in COMMON}, "content-security-policy": csp}
+    if path.startswith("/api/"):
+        out["cache-control"] = "no-store"
+    return out
 
 
 class SecurityHeaders:
