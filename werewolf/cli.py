@@ -107,15 +107,22 @@ def play_command(ruleset: str, deck: str | None, players: int | None, seat: int 
               help="A SQLite file, or a database URL such as postgresql://user:pass@host/db.")
 @click.option("--timeout", type=float, default=600.0, show_default=True,
               help="Seconds a player has for a decision before its default is taken (0: wait for ever).")
-@click.option("--public-url", default=None, help="The address phones use (for join links and QR codes).")
+@click.option("--public-url", default=None,
+              help="The address phones use (join links and QR codes); default: this machine's address on "
+                   "its network, with --port.")
 @click.option("--keep-finished", type=click.FloatRange(min=0), default=30.0, show_default=True, metavar="MINUTES",
               help="Minutes a finished game stays in memory after its end or its last request; then it is "
                    "replayed from the database when asked for (nothing is lost).")
 @click.option("--lobby-hours", type=click.FloatRange(min=0), default=24.0, show_default=True, metavar="HOURS",
               help="Hours a room nobody started lives after its creation or its last join; then it is closed "
                    "(its link answers 410 expired) (0: lobbies never expire).")
+@click.option("--limits", default=None, metavar="LIMITS",
+              help="Body size and per-address rate limits: 'off' (no rate limits), or pairs such as "
+                   "'create=20/minute,join=60/minute,auth=30/minute,body=65536' (the defaults).")
+@click.option("--log-level", type=click.Choice(["critical", "error", "warning", "info", "debug", "trace"]),
+              default="info", show_default=True, help="How much the server logs (tokens never appear).")
 def serve_command(host: str, port: int, database: str, timeout: float, public_url: str | None,
-                  keep_finished: float, lobby_hours: float) -> None:
+                  keep_finished: float, lobby_hours: float, limits: str | None, log_level: str) -> None:
     """Serve the web app: rooms, phones, the spoken moderator, the JSON API (/docs)."""
     try:
         import fastapi  # noqa: F401
@@ -126,8 +133,15 @@ def serve_command(host: str, port: int, database: str, timeout: float, public_ur
     except ImportError as err:
         _fail(f"the web app needs its extra: pip install -e '.[web]' ({err})")
         return
+    if limits is not None:
+        from werewolf.web.limits import Limits
+
+        try:
+            Limits.parse(limits)
+        except ValueError as err:
+            _fail(f"--limits: {err}")
     serve(host=host, port=port, database=database, timeout=timeout, public_url=public_url,
-          keep_finished=keep_finished * 60, lobby_idle=lobby_hours * 3600)
+          keep_finished=keep_finished * 60, lobby_idle=lobby_hours * 3600, limits=limits, log_level=log_level)
 
 
 @main.command("options")

@@ -169,6 +169,7 @@ def _make_options(ruleset: str, overrides: Mapping[str, Any] | None) -> Any:
                 if default is not None:
                     raise SetupError(f"option {name!r} may not be null in the {ruleset} ruleset "
                                      f"(its default there is {default!r})")
+            _check_value(name, values[name])
     return cls(**values)
 
 
@@ -177,11 +178,41 @@ def _make_options(ruleset: str, overrides: Mapping[str, Any] | None) -> Any:
 NULL_ONLY_AS_DEFAULT = frozenset({"sheriff_self_destruct", "cupid_double_wolf_team"})
 
 
+# The ranges of the numeric options (inclusive): every rule book's value lies well inside, and a
+# value outside (a 400-digit number of seconds, day 0) is a mistake, refused with the option's name.
+BOUNDS: dict[str, tuple[float, float]] = {
+    "sheriff_vote_weight": (0.01, 10), "sheriff_day": (1, 100), "max_days": (1, 100),
+    "wolf_father_infections": (0, 10), "stuttering_judge_uses": (0, 10), "discussion_seconds": (1, 86400),
+}
+TIE_CONDITIONS = ("bomber", "lovers", "wolf", "good")  # the win conditions tie_priority orders
+
+
+def _check_value(name: str, value: Any) -> None:
+    bounds = BOUNDS.get(name)
+    if bounds is not None and value is not None and not bounds[0] <= value <= bounds[1]:
+        raise SetupError(f"option {name!r} must be between {bounds[0]:g} and {bounds[1]:g}, not {_shown(value)}")
+    if name == "tie_priority" and (set(value) - set(TIE_CONDITIONS) or len(set(value)) != len(value)):
+        raise SetupError(f"option 'tie_priority' orders the win conditions {', '.join(TIE_CONDITIONS)}, "
+                         "each at most once")
+    if name == "clans" and value is not None:
+        seats = [s for clan in value for s in clan]
+        if not all(value) or min(seats) < 1 or len(set(seats)) != len(seats):
+            raise SetupError("option 'clans' is two non-empty lists of seat numbers (1 and up) that share no seat")
+
+
 def _coerce(name: str, hint: Any, value: Any) -> Any:
     try:
         return _convert(hint, value)
     except (TypeError, ValueError) as e:
-        raise SetupError(f"bad value {value!r} for option {name!r}: {e}") from None
+        raise SetupError(f"bad value {_shown(value)} for option {name!r}: {e}") from None
+
+
+def _shown(value: Any) -> str:
+    """A value as an error quotes it: at most a short prefix (a value may be as long as its sender likes)."""
+    if isinstance(value, int) and abs(value) >= 10**30:
+        return f"<an integer of {value.bit_length()} bits>"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "…"
 
 
 def _convert(hint: Any, value: Any) -> Any:
@@ -214,9 +245,9 @@ def _convert(hint: Any, value: Any) -> Any:
             return value
         raise TypeError("expected an integer")
     if hint is float:
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < 1e300:  # not inf, nan
             return float(value)
-        raise TypeError("expected a positive number")
+        raise TypeError("expected a positive finite number")
     if hint is str:
         if isinstance(value, str):
             return value

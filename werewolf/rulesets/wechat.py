@@ -520,6 +520,9 @@ class WechatRuleset(DayNightRuleset):
             if r in cards and cards.count(r) != size:
                 raise SetupError(f"the {r} come as a group of exactly {size}")
         super().check_deck(cards, opts, dealt)
+        players = len(cards) - (2 if "thief" in cards else 0)
+        if opts.clans is not None and sorted(s for clan in opts.clans for s in clan) != list(range(1, players + 1)):
+            raise SetupError(f"option 'clans' must split the seats 1 to {players} between the two clans")
 
 
 def standard_deck(n: int) -> tuple[str, ...]:

@@ -88,7 +88,6 @@ DEFAULT_BOT = "heuristic"
 LEGACY_BOT = "random"  # the kind of rooms stored before the kind was
 
 MODES = ("online", "face_to_face")
-MAX_NAME = 40
 KEEP_FINISHED = 1800.0  # seconds a finished game stays in memory after its end or its last request
 LOBBY_IDLE = 86400.0  # seconds a lobby lives after its creation or its last join (0: for ever)
 CLOSED = "closed"  # the status of an expired lobby
@@ -517,15 +516,18 @@ class Hub:
         return room, token
 
     async def join(self, room: Room, name: str, seat: int | None) -> tuple[int, str]:
-        name = " ".join(name.split())
-        if not name:
-            raise ApiError(422, "name must not be empty")
-        if len(name) > MAX_NAME:
-            raise ApiError(422, f"name must be at most {MAX_NAME} characters")
+        from werewolf.web.requests import clean_name, name_key
+
+        try:
+            name = clean_name(name)
+        except ValueError as err:
+            raise ApiError(422, f"name: {err}") from None
         async with room.lock:
             self.check_open(room)
             if room.status != "lobby":
                 raise ApiError(409, "the game has started: no more seats can be taken")
+            if any(name_key(taken) == name_key(name) for taken in room.names.values()):
+                raise ApiError(409, f"the name {name!r} is taken in this room: choose another")
             free = room.free_seats()
             if seat is None:
                 if not free:

@@ -121,7 +121,7 @@ function summary(names) {
 
 // -- a room ------------------------------------------------------------------------------------
 const S = { room: null, host: null, player: null, ws: null, view: null, retry: 0, closed: false,
-            picked: new Set(), revealed: false, sending: false, draft: "" };
+            picked: new Set(), revealed: false, sending: false, draft: "", link: null };
 
 async function roomPage(room) {
   S.room = room;
@@ -139,9 +139,11 @@ function connect() {
   S.closed = false;
   const token = S.player || S.host;
   const q = new URLSearchParams({ lang: LANG });
-  if (token) q.set("token", token); else q.set("spectator", "true");
+  if (!token) q.set("spectator", "true");
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
-  const ws = new WebSocket(`${proto}//${location.host}/api/rooms/${S.room}/ws?${q}`);
+  // The token travels as a subprotocol (a header), never in the URL: URLs end up in logs.
+  const ws = new WebSocket(`${proto}//${location.host}/api/rooms/${S.room}/ws?${q}`,
+                           token ? ["werewolf", "token." + token] : ["werewolf"]);
   S.ws = ws;
   ws.onopen = () => { S.retry = 0; document.getElementById("status").hidden = true; };
   ws.onmessage = (m) => {
@@ -228,7 +230,14 @@ function renderLobby(v) {
   const app = document.getElementById("app");
   const parts = [];
   if (v.host || S.host) {  // the host's phone may also hold a seat
-    const link = `${location.origin}/r/${S.room}`;
+    // The join link is the server's (--public-url or its network address), as in the QR code.
+    if (!S.link || S.link.room !== S.room) {
+      S.link = { room: S.room, url: `${location.origin}/r/${S.room}`, warning: null };
+      api("GET", `/api/rooms/${S.room}/link?lang=${LANG}`)
+        .then((l) => { S.link = { room: S.room, url: l.url, warning: l.warning }; if (S.view) render(); })
+        .catch(() => {});
+    }
+    const link = S.link.url;
     const copy = el("button", { class: "small", text: ui("copy"), onclick: async () => {
       try { await navigator.clipboard.writeText(link); toast(ui("copied"), true); } catch (e) { toast(link, true); }
     } });
@@ -236,6 +245,7 @@ function renderLobby(v) {
     parts.push(el("section", { class: "card", id: "share" }, el("h2", { text: ui("share") }),
       el("img", { class: "qr", src: `/api/rooms/${S.room}/qr.svg`, alt: link }),
       el("p", { class: "link-line" }, el("a", { href: link, text: link }), copy),
+      S.link.warning ? el("p", { class: "warning", id: "link-warning", role: "alert", text: S.link.warning }) : null,
       el("p", { class: "muted small", text: ui("host_hint") }),
       el("button", { id: "start", class: "big primary", text: empty ? ui("start_fill") : ui("start"),
         onclick: async (e) => {
