@@ -115,8 +115,11 @@ def play_command(ruleset: str, deck: str | None, players: int | None, seat: int 
 @click.option("--lobby-hours", type=click.FloatRange(min=0), default=24.0, show_default=True, metavar="HOURS",
               help="Hours a room nobody started lives after its creation or its last join; then it is closed "
                    "(its link answers 410 expired) (0: lobbies never expire).")
+@click.option("--pace", type=(float, float), default=(4.0, 9.0), show_default=True, metavar="MIN MAX",
+              help="Seconds every night step lasts, drawn between MIN and MAX, whether its role is played, "
+                   "dead or absent (so that timing tells nothing); a room may set its own.")
 def serve_command(host: str, port: int, database: str, timeout: float, public_url: str | None,
-                  keep_finished: float, lobby_hours: float) -> None:
+                  keep_finished: float, lobby_hours: float, pace: tuple[float, float]) -> None:
     """Serve the web app: rooms, phones, the spoken moderator, the JSON API (/docs)."""
     try:
         import fastapi  # noqa: F401
@@ -124,11 +127,17 @@ def serve_command(host: str, port: int, database: str, timeout: float, public_ur
         import uvicorn  # noqa: F401
 
         from werewolf.web import serve
+        from werewolf.web.pacing import Pace
     except ImportError as err:
         _fail(f"the web app needs its extra: pip install -e '.[web]' ({err})")
         return
+    try:
+        Pace(*pace)
+    except ValueError as err:
+        _fail(f"--pace: {err}")
+        return
     serve(host=host, port=port, database=database, timeout=timeout, public_url=public_url,
-          keep_finished=keep_finished * 60, lobby_idle=lobby_hours * 3600)
+          keep_finished=keep_finished * 60, lobby_idle=lobby_hours * 3600, pace=pace)
 
 
 def _fail(message: str) -> None:

@@ -17,6 +17,14 @@ import httpx
 import pytest
 
 
+@pytest.fixture(autouse=True)
+def unpaced(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rooms of these tests play their night steps at once (pace [0, 0]) unless a test sets a pace."""
+    from werewolf.web import pacing
+
+    monkeypatch.setattr(pacing, "DEFAULT_PACE", pacing.Pace(0.0, 0.0))
+
+
 def pytest_configure(config: Any) -> None:
     # starlette's TestClient asks for httpx2; httpx is what the project uses.
     config.addinivalue_line("filterwarnings", "ignore:Using `httpx` with")
@@ -59,7 +67,7 @@ class Server:
     def start(self) -> Server:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "werewolf.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port),
-             "--database", self.database, "--timeout", str(self.timeout)],
+             "--database", self.database, "--timeout", str(self.timeout), "--pace", "0", "0"],
             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.time() + 30
         while time.time() < deadline:

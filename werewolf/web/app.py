@@ -31,6 +31,7 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from werewolf.core.errors import WerewolfError
 from werewolf.i18n import LANGS, normalize_lang
+from werewolf.web.pacing import Pace
 from werewolf.web.rooms import KEEP_FINISHED, LOBBY_IDLE, ApiError, Hub, Room, Subscriber
 from werewolf.web.store import Store, database_url
 
@@ -54,7 +55,9 @@ class CreateRoom(BaseModel):
         "heuristic", description="how the bots play: heuristic bots use what they know and talk; random ones "
                                  "pick any legal answer")
     seed: int | None = Field(None, ge=0, lt=2**63, description="seed of the deal and the rules' chance; "
-                                                               "null: drawn at random")
+                                                               "null: drawn from the server's secret randomness "
+                                                               "and never shown before the end. A seed given "
+                                                               "here marks the room \"fixed deal\" everywhere")
     mode: Literal["online", "face_to_face"] = "online"
     lang: str = Field("en", description="en, zh-Hant or zh-Hans (the moderator's voice in face-to-face play)")
     players: int | None = Field(None, ge=1, le=40, description="seats of the standard deck, when no deck is given")
@@ -63,6 +66,9 @@ class CreateRoom(BaseModel):
     timeout: float | None = Field(None, ge=0, description="seconds a person has for a decision before its "
                                                           "default is taken; 0 waits for ever; null: the "
                                                           "server's --timeout")
+    pace: list[float] | None = Field(None, min_length=2, max_length=2, description=(
+        "[shortest, longest] seconds a night step lasts, whoever holds it (a step of a dead or absent role "
+        "too); each step's length is drawn in this range (finite, 0 to 120); null: the server's --pace"))
 
 
 class Created(BaseModel):
@@ -127,6 +133,8 @@ class View(BaseModel):
     speaking: list[int] = Field(description="seats whose speaking turn it is (live speech)")
     discussion: Discussion | None = Field(
         description="while the one-night discussion is on (live speech): its clock and who is ready to vote")
+    awake: dict[str, Any] | None = Field(None, description="the night step of the caller's role while it "
+                                                            "is played out and asks the caller nothing")
     text: dict[str, Any] | None = Field(None, description="with ?lang=: every line narrated for this seat")
 
 
@@ -135,19 +143,22 @@ ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": Error} for code in (4
 
 def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str = "normal",
                public_url: str | None = None, tick: float = 1.0, keep_finished: float = KEEP_FINISHED,
-               lobby_idle: float = LOBBY_IDLE, clock: Callable[[], float] = time.time) -> FastAPI:
+               lobby_idle: float = LOBBY_IDLE, clock: Callable[[], float] = time.time,
+               pace: tuple[float, float] | None = None) -> FastAPI:
     """The app, storing in ``database`` (a SQLite path or a database URL).
 
     ``keep_finished`` and ``lobby_idle`` (seconds) are the rooms' lifecycle (``werewolf.web.rooms``);
-    ``clock`` is the one it runs on (tests pass a fake one).
+    ``clock`` is the one it runs on (tests pass a fake one); ``pace`` the rooms' default pacing of the
+    night steps (``werewolf.web.pacing``; seconds, shortest and longest).
     """
+    default_pace = Pace(*pace) if pace is not None else None
     url = database_url(database)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = Store(url, sync=sync)
         hub = Hub(store, timeout=timeout, tick=tick, keep_finished=keep_finished, lobby_idle=lobby_idle,
-                  clock=clock)
+                  clock=clock, pace=default_pace)
         app.state.store = store
         app.state.hub = hub
         await hub.start()
@@ -199,7 +210,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
         room, token = await hub_of(request).create(
             ruleset=body.ruleset, deck=body.deck, options=body.options, bots=body.bots, seed=body.seed,
             mode=body.mode, lang=normalize_lang(body.lang), players=body.players, timeout=body.timeout,
-            live_speech=body.live_speech, bot_kind=body.bot_kind)
+            live_speech=body.live_speech, bot_kind=body.bot_kind, pace=body.pace)
         return Created(room=room.id, host_token=token, players=room.n, url=f"{base_url(request)}/r/{room.id}")
 
     @app.get("/api/rooms/{room_id}", responses=ERRORS, tags=["rooms"])
