@@ -50,11 +50,8 @@ class Pace:
     high: float
 
     def __post_init__(self) -> None:
-        for name, v in (("low", self.low), ("high", self.high)):
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-                raise ValueError(f"pace: {name} must be a finite number of seconds, not {v!r}")
-            if not 0 <= v <= MAX_PACE:
-                raise ValueError(f"pace: {name} must be between 0 and {MAX_PACE:g} seconds, not {v!r}")
+        object.__setattr__(self, "low", _seconds("low", self.low))
+        object.__setattr__(self, "high", _seconds("high", self.high))
         if self.low > self.high:
             raise ValueError(f"pace: the shortest step ({self.low:g} s) is longer than the longest ({self.high:g} s)")
 
@@ -64,10 +61,8 @@ class Pace:
         if isinstance(value, Pace):
             return value
         if not isinstance(value, (list, tuple)) or len(value) != 2:
-            raise ValueError(f"pace must be [shortest, longest] in seconds, not {value!r:.40}")
-        low, high = value
-        return cls(float(low) if isinstance(low, int) and not isinstance(low, bool) else low,
-                   float(high) if isinstance(high, int) and not isinstance(high, bool) else high)
+            raise ValueError(f"pace must be [shortest, longest] in seconds, not {str(value)[:40]}")
+        return cls(value[0], value[1])
 
     def as_json(self) -> list[float]:
         return [self.low, self.high]
@@ -78,6 +73,15 @@ class Pace:
 
     def draw(self, rng: random.Random) -> float:
         return self.low if self.high <= self.low else rng.uniform(self.low, self.high)
+
+
+def _seconds(name: str, v: object) -> float:
+    """A number of seconds in [0, MAX_PACE] (an integer of any size is compared before it is converted)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or (isinstance(v, float) and not math.isfinite(v)):
+        raise ValueError(f"pace: {name} must be a finite number of seconds, not {str(v)[:40]}")
+    if not 0 <= v <= MAX_PACE:
+        raise ValueError(f"pace: {name} must be between 0 and {MAX_PACE:g} seconds, not {str(v)[:40]}")
+    return float(v)
 
 
 DEFAULT_PACE = Pace(4.0, 9.0)
