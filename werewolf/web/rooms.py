@@ -770,7 +770,7 @@ class Hub:
             raise
         except Exception as err:
             log.exception("room %s: a change failed; the room is as it was", room.id)
-            room.restore(snap)
+            self._put_back(room, snap)
             raise ApiError(500, f"the server could not apply this ({type(err).__name__}): nothing changed, "
                                 "try again") from None
         if write is not None:
@@ -778,8 +778,7 @@ class Hub:
                 await self.store.submit(write)
             except Exception:
                 log.exception("room %s: commit failed; the room is as it was", room.id)
-                room.restore(snap)
-                self._schedule(room)
+                self._put_back(room, snap)
                 raise ApiError(503, "the database did not store this: nothing changed, try again") from None
         room.committed_now()
         if started:
@@ -788,6 +787,23 @@ class Hub:
             room.changed()
         except Exception:  # stored: a view that cannot be made now is made at the next change
             log.exception("room %s: publishing failed", room.id)
+        self._schedule(room)
+
+    def _put_back(self, room: Room, snap: tuple[Any, ...]) -> None:
+        """The room as it was before a failed change; if even that fails, it leaves memory (its phones
+        reconnect, and the next request loads it from the database, which has nothing of the change)."""
+        try:
+            room.restore(snap)
+            room.changed()
+        except Exception:
+            log.exception("room %s: could not be put back; dropped from memory", room.id)
+            if self.rooms.get(room.id) is room:
+                del self.rooms[room.id]
+            room.status = CLOSED if room.status == "lobby" else room.status
+            for sub in room.subs:
+                sub.closed = True
+                sub.dirty.set()
+            return
         self._schedule(room)
 
     def _schedule(self, room: Room) -> None:
