@@ -191,3 +191,43 @@ def test_durations_come_from_the_secret_randomness_by_default() -> None:
     assert isinstance(p.rng, secrets.SystemRandom)
     draws = [PACE.draw(p.rng) for _ in range(200)]
     assert all(PACE.low <= d <= PACE.high for d in draws) and statistics.pstdev(draws) > 0.5
+
+
+def test_a_restart_neither_skips_nor_repeats_a_step(tmp_path: Path) -> None:
+    async def run() -> tuple[list[Any], list[Any], list[Any], int]:
+        clock = Clock()
+        url = "sqlite:///" + str(tmp_path / "restart.sqlite")
+        store = Store(url)
+        hub = Hub(store, timeout=0, clock=clock, rng=random.Random(1), timers=False)
+        await hub.start()
+        room, _ = await hub.create(ruleset="classic", deck="classic12", options={}, bots=list(range(1, 13)),
+                                   seed=None, mode="online", lang="en", players=None, timeout=None,
+                                   bot_kind="random", pace=PACE.as_json())
+        await hub.start_game(room, fill_with_bots=False)
+        while sum(e.type == "step" for e in room.shown()) < 3:
+            clock.now += 0.1
+            await hub.sweep()
+        before = [e.as_json() for e in room.shown() if e.to is None]
+        engine_ahead = len(room.game.events) - len(room.shown())
+        await hub.stop()
+        store.close()
+        # The server comes back (later, on its clock): the same events are out, the open step is played again.
+        clock.now += 3600
+        store = Store(url)
+        hub = Hub(store, timeout=0, clock=clock, rng=random.Random(2), timers=False)
+        await hub.start()
+        room = await hub.room(room.id)
+        after = [e.as_json() for e in room.shown() if e.to is None]
+        while not room.phase().startswith("day"):
+            clock.now += 0.1
+            await hub.sweep()
+        rest = [e.as_json() for e in room.shown() if e.to is None]
+        await hub.stop()
+        store.close()
+        return before, after, rest, engine_ahead
+
+    before, after, rest, _ = asyncio.run(run())
+    assert after == before
+    assert rest[:len(before)] == before
+    steps = [e["role"] for e in rest if e["type"] == "step" and e["phase"] == "night1"]
+    assert steps == ["werewolf", "witch", "seer", "hunter", "idiot"]  # each once, in order
