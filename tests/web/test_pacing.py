@@ -231,3 +231,64 @@ def test_a_restart_neither_skips_nor_repeats_a_step(tmp_path: Path) -> None:
     assert rest[:len(before)] == before
     steps = [e["role"] for e in rest if e["type"] == "step" and e["phase"] == "night1"]
     assert steps == ["werewolf", "witch", "seer", "hunter", "idiot"]  # each once, in order
+
+
+WITCH_TABLE = ("villager", "villager", "villager", "villager", "werewolf", "werewolf", "werewolf", "werewolf",
+               "witch", "seer", "hunter", "guard")
+
+
+def witch_uses_both(g: Game) -> None:
+    """Night 1: the pack kills seat 1, the witch saves; night 2: the pack kills seat 3, she poisons seat 2."""
+    night = g.phase
+    for d in g.pending():
+        if d.act == "kill":
+            g.answer_value(d, 1 if night == "night1" else 3)
+        elif d.act == "save|poison":
+            g.answer_value(d, ("save", True) if night == "night1" else ("poison", 2))
+        elif d.act == "save" and night == "night1":
+            g.answer_value(d, True)
+        elif d.act == "poison" and night == "night2":
+            g.answer_value(d, 2)
+        else:
+            g.decline(d)
+
+
+def test_a_witch_with_nothing_left_is_woken_and_shown_it(tmp_path: Path) -> None:
+    setup = Setup("classic", seats=WITCH_TABLE, seed=5, live_speech=True, options={"sheriff": False})
+    g = Game(setup)
+    while g.phase != "night3":
+        witch_uses_both(g)
+    paced = next(i for i, e in enumerate(g.events) if e.type == "night" and e.phase == "night3")
+    rec = record("witch", setup, list(g.answers), paced)
+    rec.bots = [s for s in range(1, 13) if s != 9]  # the witch is a person
+
+    async def run() -> tuple[list[Any], list[Any], float, float]:
+        clock = Clock()
+        store = Store("sqlite:///" + str(tmp_path / "witch.sqlite"))
+        await store.submit(Store.create_room(rec))
+        await store.submit(Store.append_answers(rec.id, 0, rec.answers))
+        hub = Hub(store, timeout=0, clock=clock, rng=random.Random(3), timers=False)
+        await hub.start()
+        room = await hub.room(rec.id)
+        woken, others = [], []
+        opened = closed = 0.0
+        while not room.phase().startswith("day"):
+            witch = room.view(9)
+            if witch["awake"] is not None and not woken:
+                opened = clock.now
+            if witch["awake"] is None and woken and not closed:
+                closed = clock.now
+            if witch["awake"] is not None:
+                assert witch["pending"] is None
+                woken.append(witch["awake"])
+            others += [room.view(s)["awake"] for s in (1, 5, 10)] + [room.view(None)["awake"]]
+            clock.now += 0.05
+            await hub.sweep()
+        await hub.stop()
+        store.close()
+        return woken, others, opened, closed
+
+    woken, others, opened, closed = asyncio.run(run())
+    assert woken and all(w == {"step": woken[0]["step"], "role": "witch"} for w in woken)
+    assert PACE.low - 0.06 <= closed - opened <= PACE.high + 0.06  # held as long as anyone's step
+    assert all(a is None for a in others)
