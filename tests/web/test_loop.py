@@ -3,15 +3,32 @@ is answered within 50 ms at the 99th percentile."""
 
 from __future__ import annotations
 
+import json
 import statistics
+import subprocess
+import sys
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
 
-from .conftest import Server, auth
+from .conftest import Server
+
+# Starts every room at once (asyncio, one connection each) and fails unless each start is a 200.
+STARTER = """
+import asyncio, json, sys
+import httpx
+
+async def main(url, rooms):
+    async with httpx.AsyncClient(base_url=url, timeout=120, limits=httpx.Limits(max_connections=100)) as c:
+        rs = await asyncio.gather(*(c.post(f"/api/rooms/{r['room']}/start",
+                                           headers={"Authorization": "Bearer " + r["host_token"]}) for r in rooms))
+    bad = [r.text for r in rs if r.status_code != 200]
+    assert not bad, bad
+
+asyncio.run(main(sys.argv[1], json.loads(sys.argv[2])))
+"""
 
 
 def test_an_unrelated_request_is_answered_fast_while_50_all_bot_rooms_play(tmp_path: Path) -> None:
@@ -42,16 +59,11 @@ def test_an_unrelated_request_is_answered_fast_while_50_all_bot_rooms_play(tmp_p
             pinger.start()
             time.sleep(0.1)
 
-            def start(room: dict[str, str]) -> float:
-                with httpx.Client(base_url=server.url, timeout=60) as s:
-                    t = time.perf_counter()
-                    r = s.post(f"/api/rooms/{room['room']}/start", headers=auth(room["host_token"]))
-                    assert r.status_code == 200, r.text
-                    return time.perf_counter() - t
-
+            # The starts come from another process, so that only the server is measured, not this one's threads.
             t0 = time.perf_counter()
-            with ThreadPoolExecutor(50) as pool:
-                list(pool.map(start, rooms))
+            starter = subprocess.run([sys.executable, "-c", STARTER, server.url, json.dumps(rooms)],
+                                     capture_output=True, text=True, timeout=300)
+            assert starter.returncode == 0, starter.stderr
             busy = time.perf_counter() - t0
             done.set()
             pinger.join()
