@@ -62,3 +62,18 @@ def test_a_chosen_seed_marks_the_room_fixed_deal_everywhere(client: Any) -> None
         assert v["room"]["fixed_deal"] is True  # from the lobby on
     client.post(f"/api/rooms/{room}/start", headers=auth(host), json={"fill_with_bots": True})
     assert client.get(f"/api/rooms/{room}/view", headers=auth(token)).json()["room"]["fixed_deal"] is True
+
+
+def test_a_room_sets_its_pace_within_bounds(client: Any) -> None:
+    r = client.post("/api/rooms", json={"ruleset": "classic", "deck": "classic9", "pace": [1, 2.5]})
+    assert r.status_code == 201, r.text
+    assert client.get(f"/api/rooms/{r.json()['room']}").json()["pace"] == [1.0, 2.5]
+    default = client.post("/api/rooms", json={"ruleset": "classic", "deck": "classic9"}).json()["room"]
+    assert client.get(f"/api/rooms/{default}").json()["pace"] == [0.0, 0.0]  # the tests' server default
+    for bad in ([2, 1], [-1, 1], [0, 121], [1], [1, 2, 3], "4-9", [0, 10**400], [True, 2]):
+        r = client.post("/api/rooms", json={"ruleset": "classic", "deck": "classic9", "pace": bad})
+        assert r.status_code == 422 and "pace" in r.json()["error"], (bad, r.text)
+    for bad in ("[0, Infinity]", "[NaN, 1]", "[0, 1e309]"):
+        r = client.post("/api/rooms", content='{"ruleset": "classic", "pace": ' + bad + "}",
+                        headers={"Content-Type": "application/json"})
+        assert r.status_code == 422 and "pace" in r.json()["error"], (bad, r.text)

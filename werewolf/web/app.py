@@ -25,7 +25,7 @@ from fastapi import Body, FastAPI, Header, Query, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, Strict
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
@@ -66,7 +66,7 @@ class CreateRoom(BaseModel):
     timeout: float | None = Field(None, ge=0, description="seconds a person has for a decision before its "
                                                           "default is taken; 0 waits for ever; null: the "
                                                           "server's --timeout")
-    pace: list[float] | None = Field(None, min_length=2, max_length=2, description=(
+    pace: list[Annotated[float, Strict()]] | None = Field(None, min_length=2, max_length=2, description=(
         "[shortest, longest] seconds a night step lasts, whoever holds it (a step of a dead or absent role "
         "too); each step's length is drawn in this range (finite, 0 to 120); null: the server's --pace"))
 
