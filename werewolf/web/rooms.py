@@ -1,18 +1,24 @@
 """Rooms: the digital moderator's memory of every table, between the API and the store.
 
 A ``Room`` holds one game (``werewolf.core.game.Game``), the seats' names and
-token hashes, the seats bots play and the sockets watching it. The ``Hub``
-holds every room and does every change the same way, under the room's lock:
+token hashes, the seats bots play, the sockets watching it and its pacer
+(``werewolf.web.pacing``: which of the game's events are out). The ``Hub`` holds
+every room and does every change (``Hub._change``) the same way, under the room's lock:
 
 1. apply the change to the game in memory (an illegal move raises and changes nothing),
-2. let the bots answer whatever they now owe,
-3. commit the new answers (``Store.append_answers``) and only then
+2. drive the room: the pacer releases what is due by the clock, the bots answer what
+   they owe (inside a night step, only once its time is over), again while either moves;
+   1 and 2 run in the hub's one worker thread, never on the event loop,
+3. commit the new answers and the pacer's released count (``Store.progress``), one
+   transaction, and only then
 4. publish: bump the room's version and wake every socket, which sends its
-   seat's view.
+   seat's view; and wake the room again when its pacer is next due.
 
 Nobody can read the room between 1 and 3 (views are computed under the same
-lock), so nobody is ever told the result of an answer that is not stored. If the
-commit fails, the room is reloaded from the database.
+lock), so nobody is ever told the result of an answer that is not stored. If anything
+fails between 1 and 3 (the engine, a bot, the clock, the database), the room is put
+back as it was (``Room.restore``: the game replayed from the committed answers) and
+the caller gets an ``ApiError``; the database holds nothing of it.
 
 Bots: one kind a room (``BOTS``; heuristic by default, stored with the room).
 
@@ -483,11 +489,17 @@ class Room:
 
     def restore(self, snap: tuple[Any, ...]) -> None:
         """The room exactly as it was at ``snap`` (nothing of the failed change was stored or shown)."""
-        answers, self.status, self.bots, self.talk_ends, paced, self.deadlines = snap
+        answers, self.status, self.bots, self.talk_ends, paced, deadlines = snap
         # Replayed even when no answer was added: a failure inside the engine may have left its flow dead.
         self.game = Game.replay(self.setup, answers)
         p = self.pacer
         p.released, p.step, p.hold_until, p.next_at = paced
+        # The open decisions are new objects now: each keeps the deadline it had.
+        self.deadlines = {}
+        for d in self.pending():
+            kept = next((t for old, t in deadlines.values() if (old.seat, old.act) == (d.seat, d.act)), None)
+            if kept is not None:
+                self.deadlines[id(d)] = (d, kept)
         self.committed = len(answers)
         self._agents = None
         self.narrations.clear()
@@ -516,10 +528,6 @@ class Room:
         if self.over() and self.status != "over":
             self.status = "over"
             self.info_version += 1
-
-
-class Failed(Exception):
-    """A change that could not be applied (any exception): the room was put back as it was."""
 
 
 class Hub:
