@@ -292,3 +292,39 @@ def test_a_witch_with_nothing_left_is_woken_and_shown_it(tmp_path: Path) -> None
     assert woken and all(w == {"step": woken[0]["step"], "role": "witch"} for w in woken)
     assert PACE.low - 0.06 <= closed - opened <= PACE.high + 0.06  # held as long as anyone's step
     assert all(a is None for a in others)
+
+
+def test_a_quick_person_does_not_shorten_the_step(tmp_path: Path) -> None:
+    # The seer (a person) answers the moment she is asked: she sees her result at once, but the next step
+    # starts only once her step's drawn time is over, as for anyone else.
+    setup = Setup("classic", seats=WITCH_TABLE, seed=5, live_speech=True, options={"sheriff": False})
+    rec = record("quick", setup, [], 0)
+    rec.bots = [s for s in range(1, 13) if s != 10]
+
+    async def run() -> tuple[float, float, float, bool]:
+        clock = Clock()
+        store = Store("sqlite:///" + str(tmp_path / "quick.sqlite"))
+        await store.submit(Store.create_room(rec))
+        hub = Hub(store, timeout=0, clock=clock, rng=random.Random(4), timers=False)
+        await hub.start()
+        room = await hub.room(rec.id)
+        asked = answered = following = 0.0
+        told = False
+        while not following:
+            if room.pending(10) and not answered:
+                asked = answered = clock.now
+                v = room.view(10)
+                await hub.act(room, 10, v["pending"][0])
+                told = any(e["type"] == "check" for e in room.view(10)["events"])
+            steps = [e for e in room.shown() if e.type == "step"]
+            if answered and steps[-1].data["role"] != "seer":
+                following = clock.now
+            clock.now += 0.05
+            await hub.sweep()
+        await hub.stop()
+        store.close()
+        return asked, answered, following, told
+
+    asked, answered, following, told = asyncio.run(run())
+    assert told  # her result, at once
+    assert following - asked >= PACE.low + PACE.gap - 0.06

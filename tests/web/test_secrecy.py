@@ -136,3 +136,59 @@ def test_every_ruleset_is_played_paced(tmp_path: Path) -> None:
 def test_event_audiences_are_what_the_check_reads() -> None:
     e = Event("check", "night1", {"seat": 3}, frozenset({3}))
     assert addressed([e], 3) and not addressed([e], 4) and not addressed([e], None)
+
+
+def test_the_sockets_of_a_paced_room_get_one_step_at_a_time(tmp_path: Path) -> None:
+    # Over the real WebSocket, on the real clock with a short pace: every message a seat or the spectator
+    # is sent holds only what it may see, and no message carries two night steps.
+    import threading
+
+    from fastapi.testclient import TestClient
+
+    from werewolf.web import create_app
+
+    from .conftest import auth
+
+    with TestClient(create_app(str(tmp_path / "ws.sqlite"), timeout=0, pace=(0.05, 0.1))) as client:
+        r = client.post("/api/rooms", json={"ruleset": "onuw", "deck": "onuw5", "bots": [2, 3, 4, 5],
+                                            "bot_kind": "random"}).json()
+        rid, host = r["room"], r["host_token"]
+        token = client.post(f"/api/rooms/{rid}/join", json={"name": "Ann"}).json()["token"]
+        room = client.app.state.hub.rooms[rid]
+        messages: dict[str, list[dict[str, Any]]] = {"seat": [], "spectator": []}
+
+        def listen(who: str, url: str) -> None:
+            with client.websocket_connect(url) as ws:
+                while True:
+                    v = json.loads(ws.receive_text())
+                    messages[who].append(v)
+                    if v["game_over"]:
+                        return
+
+        threads = [threading.Thread(target=listen, args=("seat", f"/api/rooms/{rid}/ws?token={token}")),
+                   threading.Thread(target=listen, args=("spectator", f"/api/rooms/{rid}/ws?spectator=true"))]
+        for t in threads:
+            t.start()
+        client.post(f"/api/rooms/{rid}/start", headers=auth(host))
+        import time
+
+        deadline = time.time() + 60
+        while time.time() < deadline and any(t.is_alive() for t in threads):
+            v = client.get(f"/api/rooms/{rid}/view", headers=auth(token)).json()
+            if v["pending"]:
+                move = next((m for m in v["pending"] if m["act"] == "speak" and m.get("text") is None),
+                            v["pending"][0])
+                client.post(f"/api/rooms/{rid}/act", json=move, headers=auth(token))
+            time.sleep(0.01)
+        for t in threads:
+            t.join(5)
+        everything = room.game.events
+    for who, seat in (("seat", 1), ("spectator", None)):
+        seen = 0
+        assert messages[who] and messages[who][-1]["game_over"]
+        for v in messages[who]:
+            assert v["events"] == addressed(everything, seat)[:len(v["events"])]
+            new = v["events"][seen:]
+            assert sum(e["type"] == "step" for e in new) <= 1, new
+            seen = len(v["events"])
+        assert sum(e["type"] == "step" for e in messages[who][-1]["events"]) >= 4
