@@ -102,6 +102,7 @@ MAX_NAME = 40
 KEEP_FINISHED = 1800.0  # seconds a finished game stays in memory after its end or its last request
 LOBBY_IDLE = 86400.0  # seconds a lobby lives after its creation or its last join (0: for ever)
 CLOSED = "closed"  # the status of an expired lobby
+_UNSHOWN: list[Decision] = []  # the request while the pacer holds it back (one object: its generation stays)
 MAX_TALK = 7 * 86400.0  # the longest discussion clock (a longer one is as good as unlimited)
 
 
@@ -402,7 +403,7 @@ class Room:
                 for s in e.to:
                     self._private[s] = self._private.get(s, 0) + 1
         self._scanned = len(events)
-        request = self.game.request if self.settled() else []
+        request = self.game.request if self.settled() else _UNSHOWN
         if request is not self._request:
             self._request = request
             self._generation += 1
@@ -819,9 +820,9 @@ class Hub:
                 sub.closed = True
                 sub.dirty.set()
             return
-        self._schedule(room)
+        self._schedule(room, not_before=self.tick)  # what failed is tried again, but not in a tight loop
 
-    def _schedule(self, room: Room) -> None:
+    def _schedule(self, room: Room, not_before: float = 0.0) -> None:
         """Wake the room when its pacer is next due (a step's end, a release)."""
         if room.wake is not None:
             room.wake.cancel()
@@ -829,7 +830,7 @@ class Hub:
         due = room.pacer.due(room.game.events) if room.status == "playing" else None
         if due is None or not self.timers:
             return
-        delay = max(0.0, due - self.clock())
+        delay = max(not_before, due - self.clock())
         room.wake = asyncio.get_running_loop().call_later(delay, lambda: self._spawn(self.pace_room(room)))
 
     async def pace_room(self, room: Room) -> None:
