@@ -179,7 +179,9 @@ class Room:
         # The live room's pacing (``werewolf.web.pacing``): which events are out, when the next go.
         self.pace = Pace.parse(rec.pace) if rec.pace is not None else pace or pacing.DEFAULT_PACE
         self.rng = rng
-        self.pacer = Pacer(self.pace, self.game.events, rec.paced, clock(), rng)
+        # A room stored before pacing has shown everything so far (None), unless it is still a lobby.
+        paced = rec.paced if rec.paced is not None or rec.status != "lobby" else 0
+        self.pacer = Pacer(self.pace, self.game.events, paced, clock(), rng)
         self.stored_paced = rec.paced
         self.fixed_deal = rec.fixed_deal
         self.wake: asyncio.TimerHandle | None = None
