@@ -1,6 +1,6 @@
 """The web app: the public JSON API (FastAPI, OpenAPI at /docs), the WebSocket, the front end.
 
-Every error is a 4xx (or 503) with a JSON body ``{"error": "<what is wrong>"}``
+Every error is a 4xx (or 500/503: a change that failed and was undone) with a JSON body ``{"error": "<what is wrong>"}``
 and changes nothing: 401 no token, 403 a token that is not this room's (or the
 host's where a seat is needed, or a seat acting for another), 404 no such room,
 409 not now (out of turn, not started, over, full, taken), 410 a lobby that
