@@ -283,6 +283,9 @@ def main() -> None:
     ap.add_argument("--url", default=None, help="a running server (loopback only; start it with --limits off, or "
                                                 "its rate limits refuse most rooms); default: start one")
     ap.add_argument("--database", default=None, help="the started server's database (default: a temporary SQLite)")
+    ap.add_argument("--pace", type=float, nargs=2, default=None, metavar=("MIN", "MAX"),
+                    help="the started server's --pace: seconds each night step lasts (default: the server's, "
+                         "4 9; 0 0 plays the nights as fast as the players answer, as before pacing)")
     args = ap.parse_args()
     if args.rooms > 1000 or args.seconds > 1800:
         sys.exit("bounded: at most 1000 rooms and 1800 seconds")
@@ -296,7 +299,8 @@ def main() -> None:
         db = args.database or os.path.join(tmp.name, "load.sqlite")
         server = subprocess.Popen([sys.executable, "-m", "werewolf.cli", "serve", "--host", "127.0.0.1",
                                    "--port", str(port), "--database", db, "--timeout", "0",
-                                   "--limits", "off"],  # 200 rooms from one address: no rate limits
+                                   "--limits", "off",  # 200 rooms from one address: no rate limits
+                                   *(["--pace", *map(str, args.pace)] if args.pace else [])],
                                   cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         base = f"http://127.0.0.1:{port}"
         for _ in range(300):

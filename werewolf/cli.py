@@ -121,8 +121,12 @@ def play_command(ruleset: str, deck: str | None, players: int | None, seat: int 
                    "'create=20/minute,join=60/minute,auth=30/minute,body=65536' (the defaults).")
 @click.option("--log-level", type=click.Choice(["critical", "error", "warning", "info", "debug", "trace"]),
               default="info", show_default=True, help="How much the server logs (tokens never appear).")
+@click.option("--pace", type=(float, float), default=(4.0, 9.0), show_default=True, metavar="MIN MAX",
+              help="Seconds every night step lasts, drawn between MIN and MAX, whether its role is played, "
+                   "dead or absent (so that timing tells nothing); a room may set its own.")
 def serve_command(host: str, port: int, database: str, timeout: float, public_url: str | None,
-                  keep_finished: float, lobby_hours: float, limits: str | None, log_level: str) -> None:
+                  keep_finished: float, lobby_hours: float, limits: str | None, log_level: str,
+                  pace: tuple[float, float]) -> None:
     """Serve the web app: rooms, phones, the spoken moderator, the JSON API (/docs)."""
     try:
         import fastapi  # noqa: F401
@@ -130,6 +134,7 @@ def serve_command(host: str, port: int, database: str, timeout: float, public_ur
         import uvicorn  # noqa: F401
 
         from werewolf.web import serve
+        from werewolf.web.pacing import Pace
     except ImportError as err:
         _fail(f"the web app needs its extra: pip install -e '.[web]' ({err})")
         return
@@ -140,8 +145,14 @@ def serve_command(host: str, port: int, database: str, timeout: float, public_ur
             Limits.parse(limits)
         except ValueError as err:
             _fail(f"--limits: {err}")
+    try:
+        Pace(*pace)
+    except ValueError as err:
+        _fail(f"--pace: {err}")
+        return
     serve(host=host, port=port, database=database, timeout=timeout, public_url=public_url,
-          keep_finished=keep_finished * 60, lobby_idle=lobby_hours * 3600, limits=limits, log_level=log_level)
+          keep_finished=keep_finished * 60, lobby_idle=lobby_hours * 3600, limits=limits, log_level=log_level,
+          pace=pace)
 
 
 @main.command("options")

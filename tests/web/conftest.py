@@ -17,6 +17,14 @@ import httpx
 import pytest
 
 
+@pytest.fixture(autouse=True)
+def unpaced(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rooms of these tests play their night steps at once (pace [0, 0]) unless a test sets a pace."""
+    from werewolf.web import pacing
+
+    monkeypatch.setattr(pacing, "DEFAULT_PACE", pacing.Pace(0.0, 0.0))
+
+
 def pytest_configure(config: Any) -> None:
     # starlette's TestClient asks for httpx2; httpx is what the project uses.
     config.addinivalue_line("filterwarnings", "ignore:Using `httpx` with")
@@ -67,7 +75,7 @@ class Server:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "werewolf.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port),
              "--database", self.database, "--timeout", str(self.timeout), "--limits", self.limits,
-             "--log-level", self.log_level],
+             "--log-level", self.log_level, "--pace", "0", "0"],
             cwd=ROOT, stdout=out or subprocess.DEVNULL, stderr=out or subprocess.PIPE)
         if out is not None:
             out.close()

@@ -41,7 +41,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     from werewolf.web import create_app
 
     db = tmp_path_factory.mktemp("fuzz") / "fuzz.sqlite"
-    app = create_app(str(db), timeout=0, limits=Limits.off())
+    app = create_app(str(db), timeout=0, limits=Limits.off(), pace=(0, 0))
     with TestClient(app) as c:
         lobby = c.post("/api/rooms", json={"ruleset": "classic", "deck": NINE, "bots": [3, 4, 5, 6, 7, 8, 9]}).json()
         game = c.post("/api/rooms", json={"ruleset": "classic", "deck": NINE, "bots": [2, 3, 4, 5, 6, 7, 8, 9],
@@ -98,7 +98,7 @@ def table(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     from werewolf.web import create_app
 
     db = tmp_path_factory.mktemp("act") / "act.sqlite"
-    with TestClient(create_app(str(db), timeout=0, limits=Limits.off())) as c:
+    with TestClient(create_app(str(db), timeout=0, limits=Limits.off(), pace=(0, 0))) as c:
         room = c.post("/api/rooms", json={"ruleset": "classic", "deck": NINE, "seed": 9}).json()
         tokens = [c.post(f"/api/rooms/{room['room']}/join", json={"name": f"P{i}"}).json()["token"]
                   for i in range(1, 10)]
@@ -181,7 +181,7 @@ def creator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     from werewolf.web import create_app
 
     with TestClient(create_app(str(tmp_path_factory.mktemp("opt") / "opt.sqlite"), timeout=0,
-                               limits=Limits.off())) as c:
+                               limits=Limits.off(), pace=(0, 0))) as c:
         yield c
 
 

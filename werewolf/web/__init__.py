@@ -19,9 +19,10 @@ def create_app(database: str | None = None, **kwargs: Any) -> Any:
 
 def serve(host: str = "0.0.0.0", port: int = 8000, database: str | None = None, *, timeout: float = 600.0,
           sync: str = "normal", public_url: str | None = None, log_level: str = "info",
-          keep_finished: float = 1800.0, lobby_idle: float = 86400.0, limits: str | None = None) -> None:
+          keep_finished: float = 1800.0, lobby_idle: float = 86400.0, limits: str | None = None,
+          pace: tuple[float, float] | None = None) -> None:
     """Run the app with uvicorn until interrupted (``keep_finished``, ``lobby_idle``: seconds; ``limits``:
-    ``werewolf.web.limits.Limits.parse``'s notation)."""
+    ``werewolf.web.limits.Limits.parse``'s notation; ``pace``: a night step's seconds, min and max)."""
     import uvicorn
 
     from werewolf.web.app import create_app as make
@@ -31,7 +32,8 @@ def serve(host: str = "0.0.0.0", port: int = 8000, database: str | None = None, 
     from werewolf.web.protocols import protocol
 
     app = make(database, timeout=timeout, sync=sync, public_url=public_url, keep_finished=keep_finished,
-               lobby_idle=lobby_idle, limits=Limits.parse(limits) if limits else None, listen_host=host, port=port)
+               lobby_idle=lobby_idle, limits=Limits.parse(limits) if limits else None, listen_host=host, port=port,
+               pace=pace)
     link = server_link(public_url, host, port, None if public_url else detect_address())
     print(f"werewolf: open {link.base} (API: /docs)", flush=True)
     if not link.reachable:

@@ -1,6 +1,6 @@
 """The web app: the public JSON API (FastAPI, OpenAPI at /docs), the WebSocket, the front end.
 
-Every error is a 4xx (or 5xx) with a JSON body ``{"error": "<what is wrong>"}``
+Every error is a 4xx (or 500/503: a change that failed and was undone) with a JSON body ``{"error": "<what is wrong>"}``
 and changes nothing: 401 no token, 403 a token that is not this room's (or the
 host's where a seat is needed, or a seat acting for another), 404 no such room or
 path, 405 a method the path does not take (with ``Allow``), 409 not now (out of
@@ -39,6 +39,7 @@ from werewolf.i18n import LANGS, normalize_lang
 from werewolf.web.headers import SecurityHeaders, security_headers
 from werewolf.web.limits import BodyLimit, Limits, RateLimits, TooMany, client_of
 from werewolf.web.links import Link, detect_address, server_link
+from werewolf.web.pacing import Pace
 from werewolf.web.requests import CreateRoom, Join, Move, Start, error_text, quote
 from werewolf.web.rooms import KEEP_FINISHED, LOBBY_IDLE, ApiError, Hub, Room, Subscriber
 from werewolf.web.store import Store, database_url
@@ -100,6 +101,8 @@ class View(BaseModel):
     speaking: list[int] = Field(description="seats whose speaking turn it is (live speech)")
     discussion: Discussion | None = Field(
         description="while the one-night discussion is on (live speech): its clock and who is ready to vote")
+    awake: dict[str, Any] | None = Field(None, description="the night step of the caller's role while it "
+                                                            "is played out and asks the caller nothing")
     text: dict[str, Any] | None = Field(None, description="with ?lang=: every line narrated for this seat")
 
 
@@ -120,15 +123,18 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
                public_url: str | None = None, tick: float = 1.0, keep_finished: float = KEEP_FINISHED,
                lobby_idle: float = LOBBY_IDLE, clock: Callable[[], float] = time.time,
                limits: Limits | None = None, listen_host: str = "0.0.0.0", port: int | None = None,
-               address: Callable[[], str | None] = detect_address) -> FastAPI:
+               address: Callable[[], str | None] = detect_address,
+               pace: tuple[float, float] | None = None) -> FastAPI:
     """The app, storing in ``database`` (a SQLite path or a database URL).
 
     ``keep_finished`` and ``lobby_idle`` (seconds) are the rooms' lifecycle (``werewolf.web.rooms``);
     ``clock`` is the one it runs on (tests pass a fake one). ``limits``: the body size and rate limits
     (``werewolf.web.limits``; default ``Limits()``). Join links use ``public_url``, else the address the
     server listens on (``listen_host``, ``port``: by default the port of the connection), else the
-    machine's ``address()`` on its network (``werewolf.web.links``); never a request's ``Host``.
+    machine's ``address()`` on its network (``werewolf.web.links``); never a request's ``Host``. ``pace``:
+    the rooms' default pacing of the night steps (``werewolf.web.pacing``; seconds, shortest and longest).
     """
+    default_pace = Pace(*pace) if pace is not None else None
     url = database_url(database)
     limits = limits if limits is not None else Limits()
     rates = RateLimits(limits)
@@ -137,7 +143,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = Store(url, sync=sync)
         hub = Hub(store, timeout=timeout, tick=tick, keep_finished=keep_finished, lobby_idle=lobby_idle,
-                  clock=clock)
+                  clock=clock, pace=default_pace)
         app.state.store = store
         app.state.hub = hub
         app.state.address = None if public_url else await asyncio.to_thread(address)
@@ -245,7 +251,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
         room, token = await hub_of(request).create(
             ruleset=body.ruleset, deck=body.deck, options=body.options, bots=body.bots, seed=body.seed,
             mode=body.mode, lang=normalize_lang(body.lang), players=body.players, timeout=body.timeout,
-            live_speech=body.live_speech, bot_kind=body.bot_kind)
+            live_speech=body.live_speech, bot_kind=body.bot_kind, pace=body.pace)
         return Created(room=room.id, host_token=token, players=room.n, url=f"{link(request).base}/r/{room.id}")
 
     @app.get("/api/rooms/{room_id}", responses=ERRORS, tags=["rooms"])

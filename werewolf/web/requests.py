@@ -175,7 +175,9 @@ class CreateRoom(Strict):
         "heuristic", description="how the bots play: heuristic bots use what they know and talk; random ones "
                                  "pick any legal answer")
     seed: Annotated[int, Field(ge=0, le=MAX_SEED)] | None = Field(
-        None, description="seed of the deal and the rules' chance; null: drawn at random")
+        None, description="seed of the deal and the rules' chance; null: drawn from the server's secret "
+                          "randomness and never shown before the end. A seed given here marks the room "
+                          "\"fixed deal\" everywhere")
     mode: Literal["online", "face_to_face"] = "online"
     lang: Annotated[str, StringConstraints(max_length=16)] = Field(
         "en", description="en, zh-Hant or zh-Hans (the moderator's voice in face-to-face play; others: en)")
@@ -186,6 +188,10 @@ class CreateRoom(Strict):
     timeout: Annotated[float, Field(ge=0, le=MAX_TIMEOUT)] | None = Field(
         None, description="seconds a person has for a decision before its default is taken; 0 waits for ever; "
                           "null: the server's --timeout")
+    pace: Annotated[list[Annotated[float, Field(ge=0, le=120)]], Field(min_length=2, max_length=2)] | None = Field(
+        None, description="[shortest, longest] seconds a night step lasts, whoever holds it (a step of a dead or "
+                          "absent role too); each step's length is drawn in this range (0 to 120); null: the "
+                          "server's --pace")
 
 
 class Join(Strict):

@@ -56,6 +56,7 @@ function key(room, what) { return `ww:${room}:${what}`; }
 async function homePage() {
   const app = document.getElementById("app");
   document.getElementById("phase").textContent = "";
+  fixedBadge(null);
   app.replaceChildren(el("p", { class: "muted", text: "…" }));
   let decks;
   try { decks = await api("GET", "/api/decks?lang=" + LANG); } catch (err) { toast(err.message); return; }
@@ -173,7 +174,17 @@ function seatName(room, n) {
   return s && s.name ? s.name : s && s.bot ? "🤖" : "";
 }
 
+// A deal whose seed the host chose is known to the host: every screen of the room says so.
+function fixedBadge(room) {
+  const b = document.getElementById("fixed");
+  if (!b) return;
+  b.hidden = !(room && room.fixed_deal);
+  b.textContent = ui("fixed_deal");
+  b.title = ui("fixed_deal_hint");
+}
+
 function renderJoin(info) {
+  fixedBadge(info);
   const app = document.getElementById("app");
   const name = el("input", { id: "name", maxlength: "40", autocomplete: "nickname", placeholder: ui("name"),
                              value: localStorage.getItem("ww:name") || "" });
@@ -222,6 +233,7 @@ function deadSeats(events) {
 function render() {
   const v = S.view;
   document.getElementById("phase").textContent = v.text ? v.text.phase : v.phase;
+  fixedBadge(v.room);
   if (v.room.status === "lobby") renderLobby(v); else renderGame(v);
   voiceFeed(v);
 }
@@ -273,7 +285,9 @@ function renderGame(v) {
   if (v.seat !== null) {
     parts.push(roleCard(v, t));
     if (v.discussion && t.discussion) parts.push(talkCard(v, t.discussion));
-    if (!v.game_over) parts.push(decisionCard(v, t));
+    const woken = v.awake && !v.pending ? awakeCard(v, t) : null;
+    if (woken) parts.push(woken);
+    else if (!v.game_over) parts.push(decisionCard(v, t));
   } else {
     parts.push(moderatorCard(v, t));
     if (v.discussion && t.discussion) parts.push(talkCard(v, t.discussion));
@@ -298,6 +312,17 @@ function roleCard(v, t) {
     card.append(el("p", { class: "hint", text: ui("show") }));
   }
   return card;
+}
+
+// The night step of this seat's role, played out although it asks nothing (a witch with no potion left):
+// shown as a judge shows it, with one button that only puts the card away on this phone.
+function awakeCard(v, t) {
+  const step = `${v.phase}:${v.awake.step}`;
+  if (S.awakeDone === step) return null;
+  return el("section", { class: "card decide", id: "awake" },
+    el("h2", { text: ui("awake") }), el("p", { class: "prompt", text: ui("awake_nothing") }),
+    el("div", { class: "options" }, el("button", { class: "big", id: "awake-ok", text: ui("awake_ok"),
+      onclick: () => { S.awakeDone = step; render(); } })));
 }
 
 function decisionCard(v, t) {
