@@ -88,7 +88,8 @@ class FaceToFaceRuleset(DayNightRuleset):
         """
         pid = opts.preset or preset_of(deck)
         if pid is not None and pid not in PRESETS:
-            raise SetupError(f"unknown facetoface preset {pid[:40]!r} for the option 'preset' (known: {', '.join(PRESETS)})")
+            raise SetupError(f"unknown facetoface preset {pid[:40]!r} for the option 'preset' "
+                             f"(known: {', '.join(PRESETS)})")
         rules: dict[str, Any] = dict(NO_PRESET)
         if pid is not None:
             rules.update({"witch_self_save": "never"}, **PRESETS[pid][1])
