@@ -386,7 +386,7 @@ SPOT = [
     ("guard_rule", "no_consecutive", "no_consecutive", "once_per_target"),
     ("sheriff_registration", "night1_hands", "dawn", "day"),
     ("sheriff_electorate", "non_candidates", "non_candidates", "all_living"),
-    ("sheriff_self_destruct", "postpone_once", "lose_badge", None),
+    ("sheriff_self_destruct", "postpone_once", "lose_badge", "lose_badge"),
     ("badge_on_death", "pass_or_tear", "pass_or_tear", "must_pass"),
     ("exile_tie", "pk_then_none", "pk_then_none", "sheriff_choice"),
     ("lovers_may_vote_each_other", True, False, True),

@@ -343,14 +343,20 @@ def test_options_unknown_ruleset_exits_2() -> None:
     assert result.exit_code == 2 and "nope" in result.output
 
 
-NULL_REFUSED = [("classic", "cupid_double_wolf_team"), ("wechat", "cupid_double_wolf_team"),
-                ("classic", "sheriff_self_destruct"), ("facetoface", "sheriff_self_destruct")]
+NULL_REFUSED = [("classic", "cupid_double_wolf_team"), ("wechat", "cupid_double_wolf_team")]
 
 
 @pytest.mark.parametrize("ruleset,name", NULL_REFUSED)
 def test_null_is_refused_where_it_marks_no_rule(ruleset: str, name: str) -> None:
-    # null means "the preset decides" (facetoface's cupid) or "no such rule" (wechat's sheriff_self_destruct):
-    # elsewhere it used to pass and silently play the default.
+    # null means "the preset decides" (facetoface's cupid): elsewhere it used to pass and silently play the
+    # default. (wechat's sheriff_self_destruct was null for "no such rule", and played as lose_badge: it is
+    # lose_badge now, and null is no value of the option anywhere.)
     with pytest.raises(SetupError, match=f"{name}.*{ruleset}.*default there is '"):
         make_options(ruleset, {name: None})
     assert make_options("facetoface", {"cupid_double_wolf_team": None}).cupid_double_wolf_team is None
+
+
+@pytest.mark.parametrize("ruleset", ["classic", "facetoface", "wechat"])
+def test_sheriff_self_destruct_null_is_a_bad_value(ruleset: str) -> None:
+    with pytest.raises(SetupError, match="bad value None for option 'sheriff_self_destruct'"):
+        make_options(ruleset, {"sheriff_self_destruct": None})

@@ -34,7 +34,7 @@ class DayNightOptions:
     campaign_order: Literal["coin", "lowest_first", "highest_first"] = "coin"
     sheriff_electorate: Literal["non_candidates", "all_living"] = "non_candidates"
     sheriff_tie: Literal["pk_then_none", "none"] = "pk_then_none"
-    sheriff_self_destruct: Literal["postpone_once", "lose_badge"] | None = "postpone_once"
+    sheriff_self_destruct: Literal["postpone_once", "lose_badge"] = "postpone_once"
     badge_on_death: Literal["pass_or_tear", "must_pass"] = "pass_or_tear"
     idiot_reveal_destroys_badge: bool = True
     sheriff_vote_secret: bool = True
@@ -113,7 +113,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "wechat": dict(
         sheriff_vote_weight=2, sheriff_before_announcement=False, sheriff_registration="day",
         campaign_order="lowest_first", sheriff_electorate="all_living", sheriff_tie="none",
-        sheriff_self_destruct=None, badge_on_death="must_pass", last_words="wolf_quota",
+        sheriff_self_destruct="lose_badge", badge_on_death="must_pass", last_words="wolf_quota",
         exile_tie="sheriff_choice", witch_informed_after_antidote=False,
         guard_rule="once_per_target", same_guard_save_dies=False, hunter_blocked_causes=frozenset(),
         revealed_idiot_votable=False, win_mode="half", self_destruct_allowed=False,
@@ -175,8 +175,8 @@ def _make_options(ruleset: str, overrides: Mapping[str, Any] | None) -> Any:
 
 
 # Options whose null is a default's marker, not a rule a table picks: facetoface's cupid_double_wolf_team
-# (the preset decides) and wechat's sheriff_self_destruct (no such rule). Elsewhere null is refused.
-NULL_ONLY_AS_DEFAULT = frozenset({"sheriff_self_destruct", "cupid_double_wolf_team"})
+# (the preset decides). Elsewhere null is refused.
+NULL_ONLY_AS_DEFAULT = frozenset({"cupid_double_wolf_team"})
 
 
 # The ranges of the numeric options (inclusive): every rule book's value lies well inside, and a
@@ -336,7 +336,10 @@ REGISTRY: dict[str, OptionInfo] = {
                                 "who votes in the sheriff election"),
     "sheriff_tie": _info(DAY_AND_NIGHT, "RULES.md §1.6 #4",
                          "a tied election: PK speeches and a PK vote, or no sheriff"),
-    "sheriff_self_destruct": _info(CF, "RULES.md §1.6 #5 (000 3.(2)B, A-1)",
+    # 002 has no self-destruct: a wechat table that allows it (self_destruct_allowed, a house rule) picks 000's
+    # answers or 001's to what it raises, like the other two (wechat's defaults are 001's, as it played before).
+    "sheriff_self_destruct": _info(DAY_AND_NIGHT, "RULES.md §1.6 #5 (000 3.(2)B, A-1; 001; wechat: with "
+                                   "self_destruct_allowed, a house rule)",
                                    "a wolf self-destructs in the election: postpone it once, or the badge is lost"),
     "badge_on_death": _info(DAY_AND_NIGHT, "RULES.md §1.6 #6", "a dying sheriff may tear the badge, or must pass it"),
     "idiot_reveal_destroys_badge": _info(DAY_AND_NIGHT, "RULES.md §1.6 #7 (002 「若白癡是警長，<警徽>將移除游戲」)",
@@ -386,7 +389,8 @@ REGISTRY: dict[str, OptionInfo] = {
     "wolf_consensus": _info(DAY_AND_NIGHT, "RULES.md §1.6 #24 (001 「無法統一意見則視為空刀」)",
                             "wolves who disagree kill nobody (the only rule the books give)"),
     "self_destruct_allowed": _info(DAY_AND_NIGHT, "RULES.md §1.6 #5", "a wolf may self-destruct (自爆) in the day"),
-    "self_destructed_wolf_votes_knife": _info(CF, "RULES.md §1.6 #31 (000 「自爆的狼人可進行指刀行動」)",
+    "self_destructed_wolf_votes_knife": _info(DAY_AND_NIGHT, "RULES.md §1.6 #31 (000 「自爆的狼人可進行指刀行動」; "
+                                              "wechat: with self_destruct_allowed, a house rule)",
                                               "a self-destructed wolf joins that night's kill"),
     # third parties and special roles
     "thief_must_swap": _info(DAY_AND_NIGHT, "RULES.md §1.6 #25", "the thief must take one of the two bottom cards"),
