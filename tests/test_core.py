@@ -361,6 +361,19 @@ def test_sheriff_weight_given_as_2_logs_whole_votes() -> None:
     assert logs[0] == logs[1] == logs[2] == '{"1": 3, "9": 1}'
 
 
+@pytest.mark.parametrize("path", ["classic/idiot_revealed_cannot_be_voted_error.json",
+                                  "wechat/revealed_idiot_cannot_be_voted_error.json"])
+def test_vote_for_revealed_idiot_names_the_rule(path: str) -> None:
+    from pathlib import Path
+
+    from werewolf import script as sg
+
+    doc = json.loads((Path(__file__).parent / "scripts" / path).read_text(encoding="utf-8"))
+    out = sg.run(sg.parse(doc))
+    assert out.error is not None and "revealed idiot" in str(out.error) and "revealed_idiot_votable=false" in str(
+        out.error)
+
+
 def test_option_coercion() -> None:
     opts = make_options("classic", {"sheriff_vote_weight": 2, "hunter_blocked_causes": ["poison"],
                                     "sheriff_self_destruct": "lose_badge", "tie_priority": ["wolf", "good"]})
