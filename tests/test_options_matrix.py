@@ -26,7 +26,7 @@ from werewolf import script as sg
 from werewolf.core.errors import SetupError
 from werewolf.core.game import Game, Setup
 from werewolf.rulesets import MODULES
-from werewolf.rulesets.options import REGISTRY, accepted, make_options, option_type
+from werewolf.rulesets.options import DEATH_CAUSES, REGISTRY, accepted, make_options, option_type
 
 SCRIPTS = Path(__file__).parent / "scripts"
 
@@ -360,3 +360,19 @@ def test_null_is_refused_where_it_marks_no_rule(ruleset: str, name: str) -> None
 def test_sheriff_self_destruct_null_is_a_bad_value(ruleset: str) -> None:
     with pytest.raises(SetupError, match="bad value None for option 'sheriff_self_destruct'"):
         make_options(ruleset, {"sheriff_self_destruct": None})
+
+
+@pytest.mark.parametrize("name", ["hunter_blocked_causes", "wolf_king_blocked_causes"])
+def test_blocked_causes_name_causes_of_death(name: str) -> None:
+    # A misspelt cause used to be taken and to block nothing: an accepted value that does nothing.
+    with pytest.raises(SetupError, match=f"{name}.*'poisen'"):
+        make_options("classic", {name: ["poisen", "lover"]})
+    causes = set()
+    for _, doc in games():
+        if doc["ruleset"] in ("classic", "facetoface", "wechat"):
+            for line in outcome(key(doc))[1]:
+                event = json.loads(line)
+                if event["type"] == "death":
+                    causes.add(event["cause"])
+    assert causes <= DEATH_CAUSES, causes - DEATH_CAUSES  # the vocabulary holds every cause a game logs
+    assert {"poison", "lover", "dream", "charm", "exile", "shot", "kill"} <= causes

@@ -186,6 +186,11 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "wolf_father_infections": (0, 10), "stuttering_judge_uses": (0, 10), "discussion_seconds": (1, 86400),
 }
 TIE_CONDITIONS = ("bomber", "lovers", "wolf", "good")  # the win conditions tie_priority orders
+# Every cause of death a day-and-night game logs (SCRIPTED_GAMES.md, the `death` event): the vocabulary of the
+# *_blocked_causes options, so a misspelt cause is refused instead of silently blocking nothing.
+DEATH_CAUSES = frozenset({
+    "kill", "poison", "shot", "exile", "lover", "charm", "bomb", "duel", "explode", "dream", "claw", "reflect",
+    "auto", "rogue_delayed", "elder_penalty", "rusty", "big_bad_wolf", "white_wolf", "widow"})
 
 
 def _check_value(name: str, value: Any) -> None:
@@ -195,6 +200,10 @@ def _check_value(name: str, value: Any) -> None:
     if name == "tie_priority" and (set(value) - set(TIE_CONDITIONS) or len(set(value)) != len(value)):
         raise SetupError(f"option 'tie_priority' orders the win conditions {', '.join(TIE_CONDITIONS)}, "
                          "each at most once")
+    if name.endswith("_blocked_causes") and not value <= DEATH_CAUSES:
+        unknown = ", ".join(sorted(_shown(c) for c in value - DEATH_CAUSES))
+        raise SetupError(f"option {name!r} lists causes of death, and not {unknown} "
+                         f"(known: {', '.join(sorted(DEATH_CAUSES))})")
     if name == "clans" and value is not None:
         seats = [s for clan in value for s in clan]
         if not all(value) or min(seats) < 1 or len(set(seats)) != len(seats):
