@@ -289,6 +289,23 @@ def test_wallclock_minute_decides_the_clock_rule(monkeypatch: pytest.MonkeyPatch
     assert orders[0] == [6, 5, 4, 3, 2, 1, 9, 8]
 
 
+@pytest.mark.parametrize("ruleset", ["facetoface", "wechat"])
+def test_wallclock_minute_decides_the_coin_in_every_ruleset(ruleset: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """clock_source=wallclock is accepted by all three: the minute turns the coin where the speech rule
+    flips one (facetoface last_dead_coin, wechat clock_deaths), as in classic."""
+    from werewolf.rulesets.daynight import state
+
+    seats = ["werewolf", "werewolf", "werewolf", "seer", "witch", "hunter", "villager", "villager", "villager"]
+    doc = {"ruleset": ruleset, "seats": seats, "options": {"clock_source": "wallclock", "sheriff": False},
+           "moves": {"night1": [{"seat": 1, "act": "kill", "target": 7}], "day1": []}}
+    orders = {}
+    for minute in (0, 1):
+        monkeypatch.setattr(state, "wallclock_minute", lambda m=minute: m)
+        out = sg.run(sg.parse(doc))
+        orders[minute] = [e.data["seat"] for e in out.events if e.type == "speech"]
+    assert orders[0] and sorted(orders[0]) == sorted(orders[1]) and orders[0] != orders[1]
+
+
 # -- `werewolf options` shows the set the engine honours ----------------------------------------
 def _listing(*args: str) -> Any:
     from click.testing import CliRunner
