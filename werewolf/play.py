@@ -5,9 +5,10 @@ what its seat may see and asks for its decisions. The bots answer the rest
 through the same ``Agent`` interface; ``BOTS`` names the kinds (heuristic bots,
 who talk, by default).
 
-One-night games are played with live speech: the timed discussion is rounds of
-statements (RULES.md §3.6); the clock is this front end's, and once it has run
-out every open turn of the discussion is declined, which ends it.
+Every game is played with live speech: at each speaking turn the person types a
+statement (an empty line passes) and the bots say theirs. A one-night game's timed
+discussion is rounds of statements (RULES.md §3.6); the clock is this front end's,
+and once it has run out every open turn of the discussion is declined, which ends it.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from rich.console import Console
 from rich.text import Text
 
 from werewolf.agents import Agent, RandomAgent
-from werewolf.agents.heuristic import ONE_NIGHT, HeuristicAgent
+from werewolf.agents.heuristic import HeuristicAgent
 from werewolf.agents.terminal import TableTalk, TerminalAgent
 from werewolf.core.decisions import Decision
 from werewolf.core.errors import IllegalMove, SetupError
@@ -86,8 +87,8 @@ def make_setup(ruleset: str = "classic", deck: str | None = None, players: int |
     if seed is None:
         seed = random.SystemRandom().randrange(1_000_000)
     # No deck: the ruleset's standard deck for ``players`` (12 when not given, for day-and-night rulesets).
-    # A one-night discussion is talked live; day-and-night speaking turns stay the log's events.
-    return Setup(ruleset, seed=seed, deck=parse_deck(deck), players=players, live_speech=ruleset in ONE_NIGHT,
+    # Every speaking turn is live: the person types a statement (or passes), the bots say theirs as text.
+    return Setup(ruleset, seed=seed, deck=parse_deck(deck), players=players, live_speech=True,
                  options=dict(options or {}))
 
 
