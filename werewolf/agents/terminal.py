@@ -343,7 +343,8 @@ class TerminalAgent(Agent):
             if act == "save":
                 victim = self.victim(game, seat)
                 if victim is not None:
-                    return self.t("option.save_target", target=self.seat_label(victim))
+                    target = self.t("fmt.yourself") if victim == seat else self.seat_label(victim)
+                    return self.t("option.save_target", target=target)
             key = f"option.yes.{act}"
             if has(key, self.lang):
                 return self.t(key)
@@ -355,6 +356,8 @@ class TerminalAgent(Agent):
         if value is None:
             return self.t("fmt.none")
         if name in ("target", "seat"):
+            if value == seat:
+                return self.t("fmt.seat_yourself", seat=self.seat_label(value))
             return self.seat_label(value)
         if name == "card":
             return self.card_label(game, seat, value)
