@@ -335,6 +335,15 @@ def test_menu_numbers_are_seat_numbers() -> None:
     assert agent.choose(game, 3, order) == {"act": "order", "direction": "counterclockwise"}
 
 
+def test_ones_own_seat_is_yourself() -> None:
+    game = _game()
+    for lang in LANGS:
+        agent, out = _agent("4\n", lang)
+        assert agent.choose(game, 4, Target(4, "vote", [1, 4, 6])) == {"act": "vote", "target": 4}
+        yourself = t("fmt.seat_yourself", lang, seat=t("fmt.seat", lang, n=4))
+        assert f"4) {yourself}" in out.getvalue() and f"6) {t('fmt.seat', lang, n=6)}" in out.getvalue()
+
+
 def test_menu_keys_never_clash() -> None:
     # Two acts aiming at the same seat: that seat cannot be the key of both, so both get letters.
     both = AnyOf(4, [Target(4, "shoot", [1, 2]), Target(4, "guard", [2, 3])], conflict="one")
