@@ -157,6 +157,9 @@ def test_who_speaks_and_a_lone_choice_are_told(browser: Any, server: Server) -> 
         card = page.evaluate("(room) => speakingCard({ seat: 1, speaking: [3], room }).textContent", room)
         assert want in card
         assert page.evaluate("(room) => speakingCard({ seat: 3, speaking: [3], room })", room) is None  # my own turn
+        # The one-night discussion: everyone may talk at once, nobody "has the floor".
+        talk = "(room) => speakingCard({ seat: 1, speaking: [1, 3], discussion: {}, room })"
+        assert page.evaluate(talk, room) is None
         # Names go into the log's lines, only where a seat has a name, never inside a longer number.
         line = page.evaluate("(room) => withNames(UI[LANG].seat_fmt.replace('{n}', '3') + ' / ' + "
                              "UI[LANG].seat_fmt.replace('{n}', '13') + ' / ' + UI[LANG].seat_fmt.replace('{n}', '5'),"

@@ -253,7 +253,7 @@ async function join(input, button) {
 function seatsCard(room, me) {
   const dead = S.view ? deadSeats(S.view.events) : new Set();
   const sheriff = S.view ? sheriffSeat(S.view.events) : null;
-  const speaking = new Set((S.view && S.view.speaking) || []);
+  const speaking = new Set(S.view ? speakers(S.view) : []);
   return el("section", { class: "card", id: "seats" }, el("h2", { text: ui("seats") }),
     el("ol", { class: "seats" }, room.seats.map((s) => el("li", {
       class: [s.seat === me ? "me" : "", dead.has(s.seat) ? "dead" : "", s.taken ? "" : "free",
@@ -367,7 +367,7 @@ function coverCard() {
 
 // Who has the floor, on every phone (the moderator's screen shows it too), with the time taken so far.
 function speakingCard(v) {
-  const seats = (v.speaking || []).filter((s) => s !== v.seat);
+  const seats = speakers(v).filter((s) => s !== v.seat);
   if (!seats.length) return null;
   const turn = seats.join(",");
   if (S.turn !== turn) { S.turn = turn; S.turnStart = Date.now(); }
@@ -381,6 +381,12 @@ function speakingCard(v) {
   speakingCard.timer = setInterval(tick, 1000);
   return el("section", { class: "card now-speaking", id: "now-speaking" },
     el("b", { text: ui("speaking_now") + ": " }), seats.map((s) => seatText(v.room, s)).join(", "), clock);
+}
+
+// The seats that have the floor, one by one (in the one-night discussion everyone may talk at once:
+// its card shows who is ready instead).
+function speakers(v) {
+  return v.discussion ? [] : v.speaking || [];
 }
 
 // "Seat 3 · Chen": a seat as the narration writes it, with the name of the person in it.
