@@ -241,6 +241,16 @@ def test_a_person_speaks_in_a_day_and_night_game(lang: str) -> None:
     assert game.over
 
 
+def test_a_human_wolf_is_offered_each_interrupt_once_per_speaking_part() -> None:
+    # Seed 1: seat 3 is a werewolf. Live speech offers a self-destruct before every speech; the terminal
+    # asks once per part of the day (as it did before live speech) and declines the rest itself.
+    game, out = _play(pl.make_setup("classic", None, None, 1), 3, "en", ANSWERS)
+    asked = out.count(t("ui.yes_no", "en").strip())
+    offers = [a for s, a, _ in game.answers if s == 3 and a == "explode"]
+    days = len({e.phase for e in game.events if e.type == "day"})
+    assert 1 <= asked < len(offers) and asked <= 3 * days, (asked, len(offers), days)
+
+
 def test_cli_offers_every_language() -> None:
     lang = next(p for p in main.commands["play"].params if p.name == "lang")
     assert tuple(lang.type.choices) == LANGS  # type: ignore[attr-defined]

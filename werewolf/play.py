@@ -129,11 +129,14 @@ def run(setup: Setup, *, seat: int | None = None, lang: str = "en", bots: str = 
                           talk=None if setup.live_speech else talk)  # live: the statements are in the log
     bot = BOTS[bots](game, [s for s in range(1, seat_count(game) + 1) if s != me], lang, talk)
     talk_clock = TalkClock(clock)
+    offered: set[tuple[str, str, str]] = set()
     intro(human, game, setup, bots)
     while not game.over:
         for d in list(game.request):
             timed = d.act == "speak" and talk_clock.started(game)
-            if timed and talk_clock.up():
+            if d.seat == me and not once(offered, game, d):
+                game.decline(d)  # an interrupt already offered in this speaking part
+            elif timed and talk_clock.up():
                 if d.seat == me:
                     human.time_up()
                 game.decline(d)
@@ -148,6 +151,20 @@ def run(setup: Setup, *, seat: int | None = None, lang: str = "en", bots: str = 
                 answer_bot(bot, game, d)
     human.finish(game, me)
     return game
+
+
+def once(offered: set[tuple[str, str, str]], game: Game, d: Decision) -> bool:
+    """Whether to ask the person ``d``: an interrupt (a self-destruct, a duel) that the rules offer
+    before every speech is asked once per speaking part of the day, the first time; a terminal has
+    no button to press at any moment, and a y/N before each of eleven speeches would stall the day."""
+    if not d.interrupt:
+        return True
+    context = getattr(d, "context", None) or {}
+    key = (game.phase, d.act, str(context.get("when", "")))
+    if key in offered:
+        return False
+    offered.add(key)
+    return True
 
 
 class TalkClock:
