@@ -22,8 +22,8 @@ from werewolf.i18n import DEFAULT_LANG, LANGS, normalize_lang, role_name, t
 
 # claim: "I am the <role>"; check: "I checked <target>: <result>" (one-night: <role>, the card seen);
 # accuse: "<target> is a wolf"; defend: "I am good"; vouch: "<target> is good";
-# call: the sheriff calls the vote on <target>.
-KINDS = ("claim", "check", "accuse", "defend", "vouch", "call")
+# call: the sheriff calls the vote on <target>; vote: "I will vote for <target>" (an intention).
+KINDS = ("claim", "check", "accuse", "defend", "vouch", "call", "vote")
 
 
 class Act:
