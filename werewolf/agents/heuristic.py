@@ -1314,14 +1314,16 @@ class HeuristicAgent(Agent):
 
     def __init__(self, rng: random.Random | None = None, *, channel: Channel | None = None,
                  seats: Iterable[int] | None = None, ruleset: str | None = None, strict: bool = False,
-                 lang: str = "en") -> None:
+                 lang: str = "en", salt: int | None = None) -> None:
         self.rng = rng or random.Random()
         self.channel = channel  # unused: the table's statements are in the seats' views (kept for callers)
         self.only = frozenset(seats) if seats is not None else None
         self.ruleset = ruleset
         self.strict = strict
         self.lang = lang
-        self.salt = self.rng.getrandbits(32)
+        # The seed of the fixed tie-breaks (drawn from ``rng`` unless given: agents given the same salt
+        # and one random stream play alike, however the seats are shared out among them).
+        self.salt = self.rng.getrandbits(32) if salt is None else salt
         self.tie_rows: dict[tuple[int, ...], list[float]] = {}  # fixed tie-breaks, a function of the salt only
         self.board = Board()  # shared by every mind: the public log, the same in every seat's view
         self.minds: dict[int, Mind] = {}

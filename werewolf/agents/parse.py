@@ -104,7 +104,7 @@ RULES: Final[tuple[tuple[str, str], ...]] = (
     ("accuse", rf"(?:把\s*)?{T}\s*(?:投出去|出局|推出去)"),
     ("accuse", rf"(?:投出|推|出)\s*{T}"),
     # "5 is a wolf" / "5 is good": what it means depends on who speaks (see ``parse``)
-    ("bare", rf"{T}\s*{BE_EN}?\s*(?:a |an |the |on the )?{WORD}"),
+    ("bare", rf"{T}\s*:?\s*{BE_EN}?\s*(?:a |an |the |on the )?{WORD}"),
     ("bare", rf"{T}\s*(?:是|就是|肯定是|一定是|為|为)?\s*(?:一?[張张]|一?[個个])?\s*{WORD}"),
 )
 
@@ -183,6 +183,7 @@ def parse(text: str, seat: int, *, claimed: str | None = None) -> list[Act]:
             out.append(Act(seat, kind, target, role, result))
 
     seer = claimed == "seer"
+    checked: set[int | None] = set()
     for clause in _SPLIT.split(normalize(text)):
         found: list[tuple[int, str, dict[str, str | None]]] = []
         c = clause
@@ -194,8 +195,10 @@ def parse(text: str, seat: int, *, claimed: str | None = None) -> list[Act]:
             target = int(t) if t else None
             if kind == "card":
                 say("check", target, role=role)
+                checked.add(target)
             elif kind == "check" and word is not None:
                 say("check", target, result=_result(word))
+                checked.add(target)
             elif kind == "saved" or kind == "vouch":
                 if target != seat:
                     say("vouch", target)
@@ -209,8 +212,9 @@ def parse(text: str, seat: int, *, claimed: str | None = None) -> list[Act]:
                 say("defend")
             elif kind == "bare" and word is not None:
                 result = _result(word)
-                if seer and target != seat:
+                if seer and target != seat and target not in checked:  # reported once, as said first
                     say("check", target, result=result)
+                    checked.add(target)
                 if result in ("wolf", "not_village"):
                     say("accuse", target)
                 elif not seer:
