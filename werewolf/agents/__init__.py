@@ -22,7 +22,7 @@ from typing import Any, Final
 from mypy_extensions import mypyc_attr
 
 from werewolf.agents.speech import Act, Channel, speech_text
-from werewolf.core.decisions import Decision, Move
+from werewolf.core.decisions import Decision, Move, Speak
 from werewolf.core.events import Event
 from werewolf.core.game import Game
 from werewolf.core.views import Log, SeatView
@@ -91,6 +91,20 @@ def statement_act(e: Event) -> Act:
     return Act(d["seat"], d["kind"], d.get("target"), d.get("role"), d.get("result"), e.phase)
 
 
+class _Seat:
+    """What the host keeps of one seat: its private log, its role, how much it had seen at its last view."""
+
+    __slots__ = ("events", "at", "log", "public_seen", "private_seen", "role")
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self.at: list[int] = []  # each private event's position in the merged order
+        self.log = Log(self.events, self.at, 0)
+        self.public_seen = 0
+        self.private_seen = 0
+        self.role: str | None = None
+
+
 class Host:
     """Hands seat views to the agents of one game and keeps the table's statements.
 
@@ -112,14 +126,10 @@ class Host:
         self.players = 0
         self.public: list[Event] = []
         self.public_at: list[int] = []
-        self.private: dict[int, list[Event]] = {}
-        self.private_at: dict[int, list[int]] = {}
-        self.roles: dict[int, str] = {}
-        self.seen: dict[int, tuple[int, int]] = {}  # seat -> (public, private) read at its last view
+        self.seats: dict[int, _Seat] = {}
         self.after: list[int] = []  # each statement's place: how many of the game's events were out
         self.ruleset = game.setup.ruleset
         self._public_log = Log(self.public, self.public_at, 0)
-        self._private_logs: dict[int, Log] = {}
 
     # -- reading the log ---------------------------------------------------------------------
     def sync(self) -> None:
@@ -131,7 +141,9 @@ class Host:
             self.cursor += 1
             to = e.to
             if to is None:
-                self._public(e)
+                self.public.append(e)
+                self.public_at.append(self.count)
+                self.count += 1
                 t = e.type
                 if t in _TURNS and not self.live:
                     if t == "discussion":  # one-night: everyone speaks, in seat order
@@ -149,14 +161,13 @@ class Host:
                 n = self.count
                 self.count = n + 1
                 for s in to:
-                    lst = self.private.get(s)
-                    if lst is None:
-                        lst = self.private[s] = []
-                        self.private_at[s] = []
-                    lst.append(e)
-                    self.private_at[s].append(n)
+                    st = self.seats.get(s)
+                    if st is None:
+                        st = self.seats[s] = _Seat()
+                    st.events.append(e)
+                    st.at.append(n)
                     if (e.type == "role" or e.type == "took") and e.data.get("seat") == s:
-                        self.roles[s] = str(e.data["role"])
+                        st.role = str(e.data["role"])
 
     def _public(self, e: Event) -> None:
         self.public.append(e)
@@ -189,23 +200,24 @@ class Host:
     # -- views -------------------------------------------------------------------------------
     def view(self, seat: int, decision: Decision | None = None, part: str | None = None) -> SeatView:
         """``seat``'s view now (call ``sync`` first); its ``*_since`` count from its previous view."""
+        st = self.seats.get(seat)
+        if st is None:
+            st = self.seats[seat] = _Seat()
         np = len(self.public)
         pub = self._public_log
         if pub.stop != np:  # one prefix for every seat's view until the log grows
             pub = self._public_log = Log(self.public, self.public_at, np)
-        priv = self._private_logs.get(seat)
-        mine = self.private.get(seat)
-        if mine is None:
-            mine = self.private[seat] = []
-            self.private_at[seat] = []
-        if priv is None or priv.stop != len(mine):
-            priv = self._private_logs[seat] = Log(mine, self.private_at[seat], len(mine))
-        was = self.seen.get(seat)
-        self.seen[seat] = (np, priv.stop)
-        g = self.game
-        return SeatView(seat, self.ruleset, self.players, self.roles.get(seat), g.table.phase, pub, priv,
-                        was[0] if was is not None else 0, was[1] if was is not None else 0, decision, g.over,
-                        g.table.result, part if part is not None else getattr(decision, "part", None), self.live)
+        priv = st.log
+        nq = len(st.events)
+        if priv.stop != nq:
+            priv = st.log = Log(st.events, st.at, nq)
+        if part is None and isinstance(decision, Speak):
+            part = decision.part
+        table = self.game.table
+        v = SeatView(seat, self.ruleset, self.players, st.role, table.phase, pub, priv, st.public_seen,
+                     st.private_seen, decision, self.game.over, table.result, part, self.live)
+        st.public_seen, st.private_seen = np, nq
+        return v
 
     def agent(self, seat: int) -> Agent | None:
         return self.agents.get(seat, self.default)

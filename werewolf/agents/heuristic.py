@@ -194,10 +194,6 @@ class Board:
     def _pk(self, d: dict[str, Any]) -> None:
         self.pk = tuple(d["seats"])
 
-    def _statement(self, d: dict[str, Any]) -> None:
-        """A seat's statement in the public log, whoever made it (a bot, a person, an LLM)."""
-        self.hear(Act(d["seat"], d["kind"], d.get("target"), d.get("role"), d.get("result")))
-
     # -- what the evidence says --------------------------------------------------------------
     def suspicion(self, trust: dict[int, float], liars: tuple[int, ...]) -> list[float]:
         """The public evidence against each seat (index = seat), weighed by one mind's ``trust`` in
@@ -306,30 +302,37 @@ class Board:
 
     # -- speech acts -------------------------------------------------------------------
     def hear(self, act: Act) -> None:
-        self.hear_all((act,))
+        self.heard(act.seat, act.kind, act.target, act.role, act.result)
 
     def hear_all(self, acts: Iterable[Act]) -> None:
-        """Speech acts, in the order they were said (a speaking turn's at once: one call, not one an act)."""
+        """Speech acts, in the order they were said."""
         for act in acts:
-            seat, k, target, role, result = act.seat, act.kind, act.target, act.role, act.result
-            self.stamp += 1
-            if k == "claim" and role:
-                self.claims[seat] = role
-                self.claims_version += 1
-            elif k == "check" and target is not None:
-                self.reports.setdefault(seat, {})[target] = result or role or ""
-                self.claims_version += 1
-            elif (k == "accuse" or k == "vote") and target is not None:  # a vote intention accuses
-                self.accused.setdefault(target, set()).add(seat)
-            elif k == "vouch" and target is not None:
-                self.vouched.setdefault(target, set()).add(seat)
-            elif k == "call":
-                if seat == self.sheriff:
-                    self.call = target
-                continue
-            elif k == "defend":
-                continue
-            self.version += 1
+            self.heard(act.seat, act.kind, act.target, act.role, act.result)
+
+    def _statement(self, d: dict[str, Any]) -> None:
+        """A seat's statement in the public log, whoever made it (a bot, a person, an LLM)."""
+        self.heard(d["seat"], d["kind"], d.get("target"), d.get("role"), d.get("result"))
+
+    def heard(self, seat: int, k: str, target: int | None, role: str | None, result: str | None) -> None:
+        """One statement: ``seat`` says ``k`` (about ``target``, ``role``, ``result``)."""
+        self.stamp += 1
+        if k == "claim" and role:
+            self.claims[seat] = role
+            self.claims_version += 1
+        elif k == "check" and target is not None:
+            self.reports.setdefault(seat, {})[target] = result or role or ""
+            self.claims_version += 1
+        elif (k == "accuse" or k == "vote") and target is not None:  # a vote intention accuses
+            self.accused.setdefault(target, set()).add(seat)
+        elif k == "vouch" and target is not None:
+            self.vouched.setdefault(target, set()).add(seat)
+        elif k == "call":
+            if seat == self.sheriff:
+                self.call = target
+            return
+        elif k == "defend":
+            return
+        self.version += 1
 
 
 _BOARD: Final[dict[str, Callable[[Board, dict[str, Any]], None]]] = {
@@ -1352,7 +1355,8 @@ class HeuristicAgent(Agent):
         n = public.stop
         if board.read < n:  # the shared board: the public log, read once whichever seat's view shows it
             for e in public.since(board.read):
-                board.observe(e)
+                if e.type in _BOARD:
+                    board.observe(e)
             board.read = n
         private = view.private
         if m.read < private.stop:
