@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import json
 import random
 import re
 from pathlib import Path
@@ -67,6 +68,8 @@ def test_a_seat_view_is_the_seat_and_nothing_else(setup: Setup) -> None:
                 pieces += v.events_since(*read)
                 read = (len(v.public), len(v.private))
             assert pieces == last.events()
+            as_json = json.loads(json.dumps(last.as_json()))  # what a web app could serve
+            assert as_json["seat"] == seat and len(as_json["events"]) == len(last.events())
             for v in agent.views:  # each view is the seat's, frozen at its moment
                 assert v.seat == seat and all(e.to is None or seat in e.to for e in v.events())
 

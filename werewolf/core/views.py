@@ -13,7 +13,7 @@ that only grow, so an agent reads the new items since its previous view
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any
 
 from werewolf.core.decisions import Decision, Move
 from werewolf.core.events import Event
@@ -111,9 +111,6 @@ class Log:
         return self._at[i]
 
 
-EMPTY: Final[list[Event]] = []
-
-
 class SeatView:
     """One seat's view of the game at one moment: everything an agent may know, nothing else.
 
@@ -123,7 +120,10 @@ class SeatView:
     - ``public_since``/``private_since``: how much of each this seat had seen at its previous view
       (``new_public()``/``new_private()`` are the items since, ``new_events()`` both merged);
     - ``decision``: the open decision this view asks for (None at a speaking turn of a game without
-      live speech: ``part`` names it), with ``options()``, its legal moves by stable id.
+      live speech: ``part`` names it), with ``options()``, its legal moves by stable id;
+    - ``role`` (as the seat was last told), ``phase``, ``players``, ``ruleset``, ``over``/``result``,
+      and ``live_speech``: whether speaking turns are ``speak`` decisions (text) or calls of
+      ``Agent.speak`` at the log's ``speech`` events.
 
     An immutable value: made once, never changed (a class with slots, as the core's ``Event``: one
     is made for every decision of every simulated game, where a frozen dataclass costs a call per field).
@@ -177,6 +177,19 @@ class SeatView:
     def options(self) -> dict[str, Move]:
         """The open decision's legal moves by their stable ids (``option_id``); empty when none."""
         return options_by_id(self.decision) if self.decision is not None else {}
+
+    def as_json(self) -> dict[str, Any]:
+        """The view as JSON (the shape of ``view``, plus the decision's options by id and the statements)."""
+        d = self.decision
+        pending = None
+        if d is not None:
+            pending = d.describe()
+            pending["options"] = [{"id": k, "move": m} for k, m in self.options().items()]
+        result = self.result
+        return {"seat": self.seat, "role": self.role, "phase": self.phase, "ruleset": self.ruleset,
+                "players": self.players, "events": [e.as_json(with_audience=False) for e in self.events()],
+                "pending": pending, "part": self.part,
+                "game_over": {"teams": result[0], "seats": result[1]} if result else None}
 
     def move(self, option: str) -> Move:
         """The legal move of id ``option``; KeyError naming the legal ids otherwise."""
