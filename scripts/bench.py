@@ -212,10 +212,9 @@ def main() -> int:
     if args.compiled and not compiled():
         import compile as mypyc_build
 
-        out = mypyc_build.build()
+        interpreter = str(mypyc_build.build())
         argv = [a for a in sys.argv[1:] if a != "--compiled"]
-        path = os.pathsep.join(p for p in (str(out), os.environ.get("PYTHONPATH", "")) if p)
-        os.execve(sys.executable, [sys.executable, __file__, *argv], dict(os.environ, PYTHONPATH=path))
+        os.execv(interpreter, [interpreter, __file__, *argv])
     print(f"engine: {'compiled (mypyc)' if compiled() else 'interpreted'}, {werewolf.core.game.__file__}\n")
     if args.profile:
         profile(3000)

@@ -1,22 +1,18 @@
 #!/usr/bin/env python3
-"""Build the compiled engine: the rules core, every ruleset and the heuristic bots compiled to C with mypyc.
+"""Build the compiled engine the way a user's install does, into a virtual environment for the tests and the bench.
 
-    python scripts/compile.py                  # builds build/compiled (about 4 minutes on one core)
-    PYTHONPATH=build/compiled werewolf simulate --ruleset classic --deck classic9 --games 1000000
-    python scripts/bench.py --compiled         # the benchmark, on the compiled engine
+    WEREWOLF_COMPILE=1 pip install '.[sim]'   # what a user types (README): the engine compiled with mypyc
+    python scripts/compile.py                 # this tree's compiled wheel, installed into build/compiled-env
+    build/compiled-env/bin/werewolf simulate --ruleset classic --deck classic9 --games 1000000
+    python scripts/bench.py --compiled        # the benchmark, on the compiled engine
 
-The rules stay the Python you read: mypyc compiles the same files (as it compiles mypy and black),
-and a game is identical either way (tests/test_compiled.py checks the scripted games and a sample
-of simulated ones on every CI run). What it buys is speed for batch simulation: a day-and-night
-game in about a third of the machine instructions (random agents, classic 9: 2.51 → 0.87 million;
-classic 12: 4.34 → 1.39 million), a one-night game in under two thirds (onuw 5: 420k → 273k), and
-heuristic bots' games in under two fifths (classic 12: 7.98 → 2.99 million).
+The wheel is the one ``WEREWOLF_COMPILE=1 pip wheel .`` makes (build_hooks/compiled_engine.py lists the
+modules and says why those). The environment sees the interpreter's packages (``--system-site-packages``:
+click, rich, matplotlib, ray…) but has its own ``werewolf``, the compiled one, which comes first on its
+path, ahead of any editable install of the sources. It records the hash of the sources it was built from;
+``current()`` compares it, so the tests and the bench rebuild only after a change.
 
-The build is a copy of the package, put first on ``PYTHONPATH``, not compiled modules beside the
-source: an editable install would go on importing a stale compiled module after its .py file
-changed. The copy records the hash of the source it was built from; ``current()`` compares it.
-
-Needs mypy (the test extra) and a C compiler with the Python headers.
+Needs a C compiler with the Python headers, and the build downloads mypy into pip's build environment.
 """
 
 from __future__ import annotations
@@ -28,107 +24,88 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
+import venv
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_OUT = ROOT / "build" / "compiled"
+DEFAULT_ENV = ROOT / "build" / "compiled-env"
 STAMP = "SOURCE_SHA256"
-
-# The engine's hot path: the core, the rulesets and the simulation runner's loop over games (it
-# reads every event of every game). Not ``rulesets/options.py``: options are read through
-# typing.get_type_hints, which a compiled class answers without its annotations' details. Not the
-# simulation's configuration and statistics (pickled to and from worker processes, which compiled
-# classes are not) or the front ends (the terminal, the web).
-# The heuristic bots are compiled too (``agents/__init__.py``, ``speech.py``, ``heuristic.py``): with
-# the engine compiled and the bots interpreted, a heuristic game spent most of its instructions in the
-# bots, and ran at a fifth to a third of the random agents' speed; compiled, the bots play the same
-# games (identical_bots.py) in half the instructions (heuristic classic 12: 6.04 -> 2.99 million a game,
-# against 1.39 million for random agents). ``Agent`` and ``Channel`` allow interpreted
-# subclasses (the terminal's TerminalAgent and TableTalk stay Python); the bots keep their rules as
-# plain Python, and their classes, like every compiled class, take no attributes they do not declare.
-COMPILED = ("werewolf/core", "werewolf/rulesets", "werewolf/sim/runner.py",
-            "werewolf/agents/__init__.py", "werewolf/agents/speech.py", "werewolf/agents/heuristic.py")
-INTERPRETED = ("werewolf/rulesets/options.py",)
-
-
-def modules(root: Path = ROOT) -> list[str]:
-    """The source files to compile, relative to ``root``."""
-    out = []
-    for folder in COMPILED:
-        paths = [root / folder] if folder.endswith(".py") else sorted((root / folder).rglob("*.py"))
-        for path in paths:
-            rel = path.relative_to(root).as_posix()
-            if rel not in INTERPRETED:
-                out.append(rel)
-    return out
+BUILD_FILES = ("pyproject.toml", "setup.py", "MANIFEST.in", "build_hooks/compiled_engine.py")
 
 
 def source_hash(root: Path = ROOT) -> str:
-    """The hash of every file of the package (and of the module list): what a build is built from."""
-    h = hashlib.sha256(repr(modules(root)).encode())
-    for path in sorted((root / "werewolf").rglob("*")):
+    """The hash of every file of the package and of the build's own files: what a build is built from."""
+    h = hashlib.sha256()
+    paths = [root / f for f in BUILD_FILES] + sorted((root / "werewolf").rglob("*"))
+    for path in paths:
         if path.is_file() and "__pycache__" not in path.parts and not path.name.endswith(".so"):
             h.update(path.relative_to(root).as_posix().encode())
             h.update(path.read_bytes())
     return h.hexdigest()
 
 
-def current(out: Path = DEFAULT_OUT) -> bool:
-    """Whether ``out`` holds a build of the source as it is now."""
-    stamp = out / STAMP
-    return stamp.is_file() and stamp.read_text().strip() == source_hash()
+def python(env: Path = DEFAULT_ENV) -> Path:
+    """The environment's interpreter: run it to run the compiled engine."""
+    return env / "bin" / "python"
 
 
-def build(out: Path = DEFAULT_OUT, force: bool = False, quiet: bool = False) -> Path:
-    """Compile the engine into ``out`` (a copy of the package), unless it is already current."""
-    out.parent.mkdir(parents=True, exist_ok=True)
+def current(env: Path = DEFAULT_ENV) -> bool:
+    """Whether ``env`` holds a build of the sources as they are now."""
+    stamp = env / STAMP
+    return stamp.is_file() and stamp.read_text().strip() == source_hash() and python(env).exists()
+
+
+def build(env: Path = DEFAULT_ENV, force: bool = False, quiet: bool = False) -> Path:
+    """Build and install the compiled wheel into ``env`` unless it is current; return its interpreter."""
+    env.parent.mkdir(parents=True, exist_ok=True)
     # One build at a time (parallel test workers ask together): the others wait, then find it current.
-    with open(out.with_name(out.name + ".lock"), "w") as lock:
+    with open(env.with_name(env.name + ".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not force and current(out):
-            if not quiet:
-                print(f"{out} is up to date")
-            return out
-        _build(out, quiet)
-    return out
+        if force or not current(env):
+            _build(env, quiet)
+        elif not quiet:
+            print(f"{env} is up to date")
+    return python(env)
 
 
-def _build(out: Path, quiet: bool) -> None:
-    digest = source_hash()
-    work = out.with_name(out.name + ".building")
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
-    shutil.copytree(ROOT / "werewolf", work / "werewolf", ignore=shutil.ignore_patterns("__pycache__", "*.so"))
-    shutil.copy(ROOT / "pyproject.toml", work / "pyproject.toml")  # mypy's settings, as the project checks
-    if not quiet:
-        print(f"compiling {len(modules())} modules with mypyc into {out} ...", flush=True)
-    env = dict(os.environ, MYPYC_OPT_LEVEL=os.environ.get("MYPYC_OPT_LEVEL", "3"))
-    env.pop("PYTHONPATH", None)
-    done = subprocess.run([sys.executable, "-m", "mypyc", *modules(work)], cwd=work, env=env,
-                          capture_output=True, text=True)
+def _pip(*args: str, env: dict[str, str] | None = None, interpreter: Path | str = sys.executable) -> None:
+    done = subprocess.run([str(interpreter), "-m", "pip", *args], cwd=ROOT, env=env, capture_output=True, text=True)
     if done.returncode != 0:
         sys.stderr.write(done.stdout[-4000:] + done.stderr[-4000:])
-        raise SystemExit(f"mypyc failed (exit {done.returncode}); the build in {work} is left to look at")
-    shutil.rmtree(work / "build")  # the generated C and object files
-    (work / "pyproject.toml").unlink()
-    (work / STAMP).write_text(digest + "\n")
-    shutil.rmtree(out, ignore_errors=True)
-    work.rename(out)
+        raise SystemExit(f"pip {args[0]} failed (exit {done.returncode})")
+
+
+def _build(env: Path, quiet: bool) -> None:
+    digest = source_hash()
     if not quiet:
-        print(f"built {out}: run with PYTHONPATH={out}")
+        print("compiling the engine with mypyc (WEREWOLF_COMPILE=1 pip wheel .) ...", flush=True)
+    with tempfile.TemporaryDirectory(prefix="werewolf-wheel-") as out:
+        build_env = dict(os.environ, WEREWOLF_COMPILE="1")
+        build_env.pop("PYTHONPATH", None)
+        _pip("wheel", "--no-deps", "--quiet", "--wheel-dir", out, str(ROOT), env=build_env)
+        wheels = list(Path(out).glob("werewolf-*.whl"))
+        assert len(wheels) == 1 and "none-any" not in wheels[0].name, wheels  # a platform wheel: compiled
+        shutil.rmtree(env, ignore_errors=True)
+        venv.EnvBuilder(system_site_packages=True, with_pip=False, symlinks=True).create(env)
+        # the interpreter's pip, installing into the new environment's site-packages
+        _pip("--python", str(python(env)), "install", "--no-deps", "--quiet", str(wheels[0]))
+    (env / STAMP).write_text(digest + "\n")
+    if not quiet:
+        print(f"built {env}: run {python(env)} or {env / 'bin' / 'werewolf'}")
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where to put the compiled package")
+    ap.add_argument("--env", type=Path, default=DEFAULT_ENV, help="the virtual environment to install it into")
     ap.add_argument("--force", action="store_true", help="rebuild even if the build is current")
     ap.add_argument("--check", action="store_true", help="only say whether the build is current (exit 1 if not)")
     args = ap.parse_args()
     if args.check:
-        ok = current(args.out)
-        print(f"{args.out} is {'up to date' if ok else 'missing or stale'}")
+        ok = current(args.env)
+        print(f"{args.env} is {'up to date' if ok else 'missing or stale'}")
         return 0 if ok else 1
-    build(args.out.resolve(), force=args.force)
+    build(args.env.resolve(), force=args.force)
     return 0
 
 

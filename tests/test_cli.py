@@ -60,6 +60,17 @@ INVALID = [
      ["day1", "seat 7", "'vote'", "dead"]),
     ("target out of range", game(moves={"night1": [{"seat": 1, "act": "kill", "target": 12}]}),
      ["night1", "seat 1", "'kill'", "12"]),
+    # the classic box: six werewolf and six villager cards, the thief's bottom cards included (RULES.md §5.1)
+    ("seven werewolves", game(seats=["werewolf"] * 7 + ["seer", "witch", "hunter", "idiot", "guard"]
+                              + ["villager"] * 6),
+     ["setup", "classic box", "at most 6 werewolf cards", "has 7"]),
+    ("seven villagers with the centre", game(
+        seats=["wolf_king", "werewolf", "werewolf", "seer", "witch", "hunter", "idiot", "thief"] + ["villager"] * 6,
+        center=["villager", "cupid"]), ["setup", "classic box", "at most 6 villager cards", "has 7"]),
+    # a refusal names the value in force, not the ruleset's default
+    ("thief bottom rule in force", {"ruleset": "wechat", "options": {"thief_bottom_rule": "ff_pairs"},
+                                    "seats": NINE + ["villager"], "center": ["thief", "werewolf"]},
+     ["setup", "thief_bottom_rule=ff_pairs"]),
 ]
 
 

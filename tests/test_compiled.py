@@ -1,7 +1,8 @@
-"""The compiled engine (scripts/compile.py, mypyc) plays exactly the games the Python one plays.
+"""The compiled engine (``WEREWOLF_COMPILE=1 pip wheel .``, mypyc) plays exactly the games the Python one plays.
 
-It is built once per run (about 1.5 minutes; a current build in build/compiled is reused) and then
-checked in subprocesses that put it first on PYTHONPATH: every scripted game of tests/scripts and
+Its wheel is built once per run, as a user's install builds it, and installed into a virtual environment
+(scripts/compile.py: about 2 minutes; a current build in build/compiled-env is reused), then checked in
+subprocesses run by that environment's interpreter: every scripted game of tests/scripts and
 ../shared/examples, a sample of simulated games of every ruleset fingerprinted by the
 identical-games scripts (log, answers and result; random agents and heuristic bots), and the
 statistics of a simulation run by the compiled runner over two worker processes.
@@ -37,23 +38,24 @@ def compiled() -> Path:
 
 
 def run(code_or_args: list[str], compiled: Path | None, cwd: Path = ROOT) -> str:
+    """Run Python code or a script on the compiled engine (``compiled``: its environment's interpreter) or not."""
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
-    if compiled is not None:
-        env["PYTHONPATH"] = str(compiled)
-    done = subprocess.run([sys.executable, *code_or_args], cwd=cwd, env=env, capture_output=True, text=True)
+    interpreter = str(compiled) if compiled is not None else sys.executable
+    done = subprocess.run([interpreter, *code_or_args], cwd=cwd, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return done.stdout
 
 
 def test_the_build_is_current_and_is_what_gets_imported(compiled: Path) -> None:
-    assert mypyc_build.current(compiled)
+    assert mypyc_build.current(mypyc_build.DEFAULT_ENV)
     where = run(["-c", "import werewolf.core.game, werewolf.rulesets.daynight.day as d, werewolf.rulesets.onuw as o;"
                        "import werewolf.agents as a, werewolf.agents.heuristic as h, werewolf.agents.speech as s;"
                        "print(werewolf.core.game.__file__, d.__file__, o.__file__, a.__file__, h.__file__,"
                        "s.__file__)"], compiled, cwd=SCRIPTS)
     files = where.split()  # the engine's modules, and the heuristic bots'
-    assert len(files) == 6 and all(f.endswith(".so") and f.startswith(str(compiled)) for f in files), where
+    env = str(mypyc_build.DEFAULT_ENV)
+    assert len(files) == 6 and all(f.endswith(".so") and f.startswith(env) for f in files), where
     # and the engine says which it is (simulate reports it beside its speed)
     assert run(["-c", "import werewolf.core; print(werewolf.core.engine())"], compiled, cwd=SCRIPTS).split() == [
         "compiled"]
@@ -108,3 +110,26 @@ def test_a_simulation_gives_the_same_numbers_on_the_compiled_engine(compiled: Pa
         assert docs[name]["timing"]["engine"] == name
     assert docs["compiled"]["stats"] == docs["python"]["stats"]
     assert docs["python"]["stats"]["games"] == 300 and docs["python"]["stats"]["errors"] == 0
+
+
+def test_a_plain_install_stays_pure_python(tmp_path: Path) -> None:
+    """Without WEREWOLF_COMPILE the wheel is pure Python (py3-none-any), and needs no compiler or mypy."""
+    env = {k: v for k, v in os.environ.items() if k not in ("WEREWOLF_COMPILE", "PYTHONPATH")}
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--wheel-dir", str(tmp_path),
+                           str(ROOT)], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert [p.name for p in tmp_path.glob("*.whl")] == ["werewolf-0.1.0-py3-none-any.whl"]
+
+
+def test_an_editable_install_refuses_to_compile(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Compiled modules beside the sources would be imported after the sources change: refused, with the reason."""
+    monkeypatch.syspath_prepend(str(ROOT / "build_hooks"))
+    import compiled_engine
+
+    monkeypatch.setenv("WEREWOLF_COMPILE", "1")
+    assert compiled_engine.requested()
+    with pytest.raises(SystemExit, match="not an editable one"):
+        compiled_engine.get_requires_for_build_editable()
+    monkeypatch.setenv("WEREWOLF_COMPILE", "0")
+    assert not compiled_engine.requested()
+    assert "mypy" not in " ".join(compiled_engine.get_requires_for_build_editable())

@@ -219,7 +219,7 @@ class TestAnyOf:
         assert d.acts == ("save", "poison") and d.act == "save|poison"
         assert d.accepts({"act": "save"}) and d.accepts({"act": "poison", "target": 2})
         assert not d.accepts({"act": "check", "target": 2})
-        assert d.check({"act": "check"}) == "no such act here"
+        assert d.check({"act": "check"}) == "this decision asks for 'save' or 'poison', not 'check'"
 
     def test_values(self) -> None:
         d = self.witch()
@@ -363,7 +363,7 @@ SPOT = [
     ("same_guard_save_dies", True, True, False),
     ("last_words", "first_night_and_days", "ff_standard", "wolf_quota"),
     ("seer_model", "good_wolf", "wolf_or_not", "village_or_not"),
-    ("witch_self_save", "always", "never", "always"),
+    ("witch_self_save", "never", "never", "never"),
     ("win_mode", "tu_bian", "preset", "half"),
     ("guard_rule", "no_consecutive", "no_consecutive", "once_per_target"),
     ("sheriff_registration", "night1_hands", "dawn", "day"),
@@ -372,8 +372,8 @@ SPOT = [
     ("badge_on_death", "pass_or_tear", "pass_or_tear", "must_pass"),
     ("exile_tie", "pk_then_none", "pk_then_none", "sheriff_choice"),
     ("lovers_may_vote_each_other", True, False, True),
-    ("revealed_idiot_votable", True, False, False),
-    ("witch_one_potion_per_night", True, True, False),
+    ("revealed_idiot_votable", False, False, False),
+    ("witch_one_potion_per_night", True, True, True),
     ("witch_informed_after_antidote", True, False, False),
     ("self_destruct_allowed", True, True, False),
     ("self_destructed_wolf_votes_knife", True, False, False),

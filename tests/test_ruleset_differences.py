@@ -74,11 +74,11 @@ def test_row10_facetoface_starts_beside_the_last_dead(seed: int) -> None:
     assert 10 not in got and len(got) == 11
 
 
-def _witch_told(ruleset: str, seats: list[str]) -> list[Any]:
+def _witch_told(ruleset: str, seats: list[str], options: dict[str, Any] | None = None) -> list[Any]:
     witch = seats.index("witch") + 1
     moves = {"night1": [{"seat": 1, "act": "kill", "target": 9}, {"seat": witch, "act": "save"}],
              "night2": [{"seat": 1, "act": "kill", "target": 10}]}
-    events = run(ruleset, seats, moves)
+    events = run(ruleset, seats, moves, options=options)
     return [e.data.get("target") for e in events if e.type == "victim" and e.phase == "night2"]
 
 
@@ -87,6 +87,13 @@ def test_row17_witch_shown_the_victim_after_her_antidote_only_in_classic() -> No
     ff = ["werewolf"] * 4 + ["seer", "witch", "hunter", "guard"] + ["villager"] * 4
     assert _witch_told("facetoface", ff) == []
     assert _witch_told("wechat", STD12) == []
+
+
+def test_row17_the_option_is_honoured_in_every_ruleset() -> None:
+    ff = ["werewolf"] * 4 + ["seer", "witch", "hunter", "guard"] + ["villager"] * 4
+    assert _witch_told("classic", STD12, {"witch_informed_after_antidote": False}) == []
+    assert _witch_told("facetoface", ff, {"witch_informed_after_antidote": True}) == [10]
+    assert _witch_told("wechat", STD12, {"witch_informed_after_antidote": True}) == [10]
 
 
 def test_row32_bear_roars_first_in_classic_after_the_deaths_in_wechat() -> None:

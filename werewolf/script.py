@@ -234,9 +234,9 @@ def _role_reason(game: Game, table: Any, p: Any, phase: str, act: str,
 def _witch_reason(game: Game, table: Any, p: Any, phase: str, act: str,
                   same_phase: list[dict[str, Any]]) -> str | None:
     if act == "save" and not table.antidote and not _potion_used_in(game, phase, "save"):
-        return "the witch's antidote is already used (each potion once per game)"
+        return "the witch's antidote is already used (each potion once per game: witch_potions_single_use=true)"
     if act == "poison" and not table.poison and not _potion_used_in(game, phase, "poison"):
-        return "the witch's poison is already used (each potion once per game)"
+        return "the witch's poison is already used (each potion once per game: witch_potions_single_use=true)"
     both = {m["act"] for m in same_phase if m["seat"] == p.seat} >= {"save", "poison"}
     if both and table.opts.witch_one_potion_per_night:
         return "the witch may use only one potion per night"

@@ -768,7 +768,9 @@ class Mind:
         """One potion a night: the antidote when it is worth it, else the poison on a named wolf."""
         acts = {a.act: a for a in d.alternatives}
         if "save" in acts and self.wants_save():
-            return {"act": "save"}
+            mv = self.save(acts["save"])  # a legal save only (wechat: never herself where that is forbidden)
+            if mv is not None:
+                return mv
         if "poison" in acts:
             mv = self.poison(acts["poison"])
             if mv is not None and mv.get("target") is not None:

@@ -8,7 +8,7 @@ from werewolf.core.game import Game, Setup
 
 
 def engine() -> str:
-    """Which build of the engine this is: ``"compiled"`` (scripts/compile.py, mypyc) or ``"python"``."""
+    """Which build of the engine this is: ``"compiled"`` (WEREWOLF_COMPILE=1 pip install, mypyc) or ``"python"``."""
     return "python" if _game.__file__.endswith(".py") else "compiled"
 
 

@@ -69,14 +69,6 @@ ADVANCED = {
     "c12_wwk_knight": _deck(("white_wolf_king",) + W3, ("seer", "witch", "knight", "guard"), V4),
 }
 
-# 狼王盜丘: 「狼人,狼人」「狼王,狼人」「盜賊,狼王」「盜賊,狼人」 may not be the bottom cards.
-FORBIDDEN_BOTTOMS = {
-    "classic_pairs": frozenset(frozenset(p) for p in (
-        ("werewolf",), ("wolf_king", "werewolf"), ("thief", "wolf_king"), ("thief", "werewolf"))),
-    "ff_pairs": frozenset(frozenset(p) for p in (("werewolf",), ("thief", "werewolf"))),
-    "no_thief_in_bottom": frozenset(),
-}
-
 RULESET = DayNightRuleset(
     name="classic",
     roles=CLASSIC_ROLES,
@@ -85,5 +77,5 @@ RULESET = DayNightRuleset(
     standard_deck=standard_deck,
     min_players=8,
     max_players=18,
-    forbidden_bottoms=FORBIDDEN_BOTTOMS,
+    box={"werewolf": 6, "villager": 6},  # 000's card list: 「狼人 | 狼人 | 6」, 「平民 | 平民 | 6」
 )

@@ -8,7 +8,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from werewolf.roles import FACETOFACE_ROLES
-from werewolf.rulesets.classic import FORBIDDEN_BOTTOMS
 from werewolf.rulesets.daynight import night as N
 from werewolf.rulesets.daynight.moderator import Moderator
 from werewolf.rulesets.daynight.night import Step
@@ -102,5 +101,4 @@ RULESET = FaceToFaceRuleset(
     min_players=7,
     max_players=12,
     moderator=FaceToFaceModerator,
-    forbidden_bottoms=FORBIDDEN_BOTTOMS,
 )

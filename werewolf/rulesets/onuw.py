@@ -87,8 +87,10 @@ def standard_deck(n: int) -> tuple[str, ...]:
 def deck_rules(counts: Counter[str]) -> None:
     if counts["mason"] == 1:
         raise SetupError("masons are used only as a pair (「只有在使用2張共濟會成員時才能使用此角色」)")
-    if counts["insomniac"] and not (counts["robber"] and counts["troublemaker"]):
-        raise SetupError("the insomniac is used only with the robber and the troublemaker "
+    # 「只有在使用強盜和搗蛋鬼時才能使用此角色」: the original rulebook says "and/or", and either one gives the
+    # insomniac a card that may have changed (RULES.md §5.4).
+    if counts["insomniac"] and not (counts["robber"] or counts["troublemaker"]):
+        raise SetupError("the insomniac is used only with the robber or the troublemaker, or both "
                          "(「只有在使用強盜和搗蛋鬼時才能使用此角色」)")
 
 

@@ -46,10 +46,10 @@ class DayNightOptions:
     exile_tie: Literal["pk_then_none", "sheriff_choice", "none"] = "pk_then_none"
     pk_votes_only_for_pk: bool = True
     lovers_may_vote_each_other: bool = True
-    revealed_idiot_votable: bool = True
+    revealed_idiot_votable: bool = False
     vote_lock_win: bool = False
     # witch, guard, hunter
-    witch_self_save: Literal["always", "never", "first_night_only"] = "always"
+    witch_self_save: Literal["always", "never", "first_night_only"] = "never"
     witch_one_potion_per_night: bool = True
     witch_potions_single_use: bool = True
     witch_informed_after_antidote: bool = True
@@ -114,7 +114,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         sheriff_vote_weight=2, sheriff_before_announcement=False, sheriff_registration="day",
         campaign_order="lowest_first", sheriff_electorate="all_living", sheriff_tie="none",
         sheriff_self_destruct=None, badge_on_death="must_pass", last_words="wolf_quota",
-        exile_tie="sheriff_choice", witch_one_potion_per_night=False, witch_informed_after_antidote=False,
+        exile_tie="sheriff_choice", witch_informed_after_antidote=False,
         guard_rule="once_per_target", same_guard_save_dies=False, hunter_blocked_causes=frozenset(),
         revealed_idiot_votable=False, win_mode="half", self_destruct_allowed=False,
         self_destructed_wolf_votes_knife=False, thief_must_swap=False, thief_bottom_rule="no_thief_in_bottom",

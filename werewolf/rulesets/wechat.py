@@ -219,13 +219,15 @@ class WechatModerator(Moderator):
             if cause == "kill" and n.infect:
                 continue  # the infection replaced the kill (see infect)
             # 一、守護 voids it; 二、an elder's first effective kill; 三、the antidote; 四、out.
-            if x == n.guard:
+            # (With ``same_guard_save_dies``, guard and antidote on the same player void each other.)
+            both = self.guard_and_save_kill(x, x == n.guard, x == n.save)
+            if x == n.guard and not both:
                 continue
             if q.role == "elder" and q.lives == 2 and not q.disabled:
                 q.lives = 1
                 t.log("ruling", rule="elder_first_life", seat=x)
                 continue
-            if x == n.save:
+            if x == n.save and not both:
                 continue
             self.die(q, cause, batch)
             if q.role == "rusty_knight" and cause != "widow":
@@ -507,27 +509,7 @@ class WechatRuleset(DayNightRuleset):
         for r, size in GROUPS.items():
             if r in cards and cards.count(r) != size:
                 raise SetupError(f"the {r} come as a group of exactly {size}")
-        super().check_deck(cards, opts, None)
-        if dealt is not None:
-            seats, center = dealt
-            n_center = 2 if "thief" in cards else 0
-            if len(center) != n_center:
-                raise SetupError("a deck with the thief needs exactly two center cards" if n_center
-                                 else "this deck has no center cards (only the thief's two cards go there)")
-            if "thief" in center:
-                raise SetupError("the thief is never buried (thief_bottom_rule=no_thief_in_bottom)")
-
-    def deal(self, deck: list[str], opts: DayNightOptions, rng: random.Random) -> tuple[list[str], list[str]]:
-        """「應從牌堆中隨機抽取兩張不為盜賊的卡牌」: the thief is never among the bottom cards."""
-        if "thief" not in deck:
-            shuffle(rng, deck)
-            return deck, []
-        rest = list(deck)
-        rest.remove("thief")
-        shuffle(rng, rest)
-        bottom, dealt = rest[:2], rest[2:] + ["thief"]
-        shuffle(rng, dealt)
-        return dealt, bottom
+        super().check_deck(cards, opts, dealt)
 
 
 def standard_deck(n: int) -> tuple[str, ...]:

@@ -10,7 +10,7 @@ from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from werewolf.core.decisions import Choice, Decision, Flag, Move, Target, wrong_act
-from werewolf.rulesets.daynight.night import ask_potions, excluding, use_potions
+from werewolf.rulesets.daynight.night import ask_potions, excluding, guard_targets, protect, use_potions
 from werewolf.rulesets.daynight.state import Player
 
 if TYPE_CHECKING:
@@ -24,8 +24,9 @@ class Save(Target):
 
     __slots__ = ("victim",)
 
-    def __init__(self, seat: int, targets: list[int], victim: int | None) -> None:
-        super().__init__(seat, "save", targets, why="use the antidote")
+    def __init__(self, seat: int, targets: list[int], victim: int | None,
+                 forbidden: dict[int, str] | None = None) -> None:
+        super().__init__(seat, "save", targets, forbidden=forbidden, why="use the antidote")
         self.victim = victim
 
     def check(self, move: Move) -> str | None:
@@ -33,7 +34,11 @@ class Save(Target):
         if wrong:
             return wrong
         if "target" not in move and "value" not in move:
-            return None if self.victim is not None else "the pack attacked nobody: name a target"
+            if self.victim is None:
+                return "the pack attacked nobody: name a target"
+            if self.victim not in self.targets:
+                return self.forbidden.get(self.victim, f"seat {self.victim} cannot be saved")
+            return None
         if "value" in move:
             return None if move["value"] is False and set(move) <= {"act", "seat", "value"} else "bad value"
         return super().check(move)
@@ -56,9 +61,10 @@ def guard(m: WechatModerator, p: Player | None) -> Gen:
     """<守護> once per target per game; <隔音> against the piper, also once per target."""
     t, w = m.t, m.w
     if p is None:
+        t.guard_last = None
         return
     living = [q.seat for q in t.living()]
-    targets, forbidden = excluding(living, t.guarded_ever, "each player can be the guard's target only once per game")
+    targets, forbidden = guard_targets(t)
     asks: list[Decision] = [Target(p.seat, "guard", targets, forbidden=forbidden,
                                    why="protect one player from every kill tonight")]
     if "piper" in t.in_deck:
@@ -66,11 +72,7 @@ def guard(m: WechatModerator, p: Player | None) -> Gen:
         asks.append(Target(p.seat, "shield", targets, forbidden=forbidden,
                            why="soundproof one player against the piper"))
     vals = yield asks
-    g = vals[0]
-    m.n.guard = g
-    if g is not None:
-        t.guarded_ever.add(g)
-        t.log("guarded", seat=p.seat, target=g)
+    protect(m, p, vals[0])
     if len(vals) > 1 and vals[1] is not None:
         m.n.shield = vals[1]
         w.shielded_ever.add(vals[1])
@@ -170,16 +172,19 @@ def fox(m: WechatModerator, p: Player | None) -> Gen:
 
 
 def witch(m: WechatModerator, p: Player | None) -> Gen:
-    """<通靈> while the antidote lasts; <救藥> on anyone; <毒藥> (not herself). Both may be used."""
+    """<通靈> while the antidote lasts; <救藥> on anyone; <毒藥> (not herself). The options limit them as in
+    every ruleset: one a night, no self-save (RULES.md A-41)."""
     t, n = m.t, m.n
     if p is None:
         return
     attacked = m.attacked()
-    if t.antidote:
+    if t.antidote or t.opts.witch_informed_after_antidote:  # 「<救藥>發動后，女巫失去技能<通靈>」 by default
         t.tell(p.seat, "victim", seat=p.seat, target=n.wolf if not n.infect else None, targets=attacked)
     asks: list[Decision] = []
     if t.antidote:
-        asks.append(Save(p.seat, [q.seat for q in t.living()], None if n.infect else n.wolf))
+        refused = m.self_save_refused()
+        targets, forbidden = excluding([q.seat for q in t.living()], [p.seat] if refused else [], refused or "")
+        asks.append(Save(p.seat, targets, None if n.infect else n.wolf, forbidden))
     if t.poison:
         asks.append(Target(p.seat, "poison", [q.seat for q in t.living() if q.seat != p.seat],
                            forbidden={p.seat: "the witch may not poison herself"}, why="poison one player"))

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from mypy_extensions import trait
 
 from werewolf.core.decisions import AnyOf, Choice, Decision, Flag, Pair, Target
-from werewolf.rulesets.daynight.state import Player
+from werewolf.rulesets.daynight.state import DayNightTable, Player
 
 if TYPE_CHECKING:
     from werewolf.rulesets.daynight.moderator import Moderator
@@ -194,16 +194,27 @@ def guard(m: Moderator, p: Player | None) -> Gen:
     if p is None:
         t.guard_last = None
         return
-    living = [q.seat for q in t.living()]
-    if t.opts.guard_rule == "no_consecutive":
-        targets, forbidden = excluding(living, [t.guard_last],
-                                       "the guard may not protect the same player two nights running")
-    elif t.opts.guard_rule == "once_per_target":
-        targets, forbidden = excluding(living, t.guarded_ever,
-                                       "each player can be the guard's target only once per game")
-    else:
-        targets, forbidden = living, {}
+    targets, forbidden = guard_targets(t)
     (g,) = yield [Target(p.seat, "guard", targets, forbidden=forbidden, why="protect one player from the wolves")]
+    protect(m, p, g)
+
+
+def guard_targets(t: DayNightTable) -> tuple[list[int], dict[int, str]]:
+    """Whom the guard may protect tonight, by the option ``guard_rule`` (every ruleset's guard)."""
+    living = [q.seat for q in t.living()]
+    rule = t.opts.guard_rule
+    if rule == "no_consecutive":
+        return excluding(living, [t.guard_last],
+                         "the guard may not protect the same player two nights running (guard_rule=no_consecutive)")
+    if rule == "once_per_target":
+        return excluding(living, t.guarded_ever,
+                         "each player can be the guard's target only once per game (guard_rule=once_per_target)")
+    return living, {}
+
+
+def protect(m: Moderator, p: Player, g: int | None) -> None:
+    """The guard's choice, remembered for ``guard_targets`` (skipping a night clears "last night")."""
+    t = m.t
     m.n.guard = g
     t.guard_last = g
     if g is not None:
@@ -311,13 +322,14 @@ def ask_potions(m: Moderator, p: Player, asks: list[Decision]) -> Generator[list
 def use_potions(m: Moderator, p: Player, used: list[tuple[str, Any]], victim: int | None) -> None:
     """Spend the potions: the antidote on ``victim`` (a yes) or on the seat named, the poison on its target."""
     t, n = m.t, m.n
+    spent = t.opts.witch_potions_single_use  # else each potion serves again on a later night
     for act, v in used:
         if act == "save":
             n.save = victim if v is True else v
-            t.antidote = False
+            t.antidote = not spent
         else:
             n.poison = v
-            t.poison = False
+            t.poison = not spent
     t.log("potions", seat=p.seat, save=n.save, poison=n.poison)
 
 

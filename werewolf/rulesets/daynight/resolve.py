@@ -36,8 +36,7 @@ class ClassicResolution:
             guarded = wolf == guard
             if wolf == dream:
                 t.log("ruling", rule="dream_immune", seat=wolf)
-            elif guarded and saved and opts.same_guard_save_dies:
-                t.log("ruling", rule="same_guard_save_dies", seat=wolf)
+            elif self.guard_and_save_kill(wolf, guarded, saved):
                 self.land_kill(victim, batch)
             elif not guarded and not saved:
                 self.land_kill(victim, batch)
@@ -70,6 +69,14 @@ class ClassicResolution:
         self.check_win()
         return None
 
+    def guard_and_save_kill(self: Moderator, seat: int, guarded: bool, saved: bool) -> bool:
+        """同守同救: whether a kill that the guard and the antidote both stopped lands after all
+        (the option ``same_guard_save_dies``, in every ruleset)."""
+        if guarded and saved and self.t.opts.same_guard_save_dies:
+            self.t.log("ruling", rule="same_guard_save_dies", seat=seat)
+            return True
+        return False
+
     def land_kill(self: Moderator, victim: Player, batch: list[Player]) -> None:
         if victim.role == "old_rogue":
             victim.wounded = True
@@ -91,10 +98,16 @@ class ClassicResolution:
         return True, n.wolf
 
     def witch_may_save(self: Moderator, witch: Player, victim: int) -> bool:
+        return victim != witch.seat or self.self_save_refused() is None
+
+    def self_save_refused(self: Moderator) -> str | None:
+        """Why the witch may not use the antidote on herself tonight (option ``witch_self_save``), or None."""
         rule = self.t.opts.witch_self_save
-        if victim != witch.seat or rule == "always":
-            return True
-        return rule == "first_night_only" and self.n.k == 1
+        if rule == "always" or (rule == "first_night_only" and self.n.k == 1):
+            return None
+        if rule == "first_night_only":
+            return "the witch may save herself on the first night only (witch_self_save=first_night_only)"
+        return f"the witch may not save herself (witch_self_save={rule})"
 
     def witch_player(self: Moderator) -> Player | None:
         return self.t.holder("witch")

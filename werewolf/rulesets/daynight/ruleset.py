@@ -23,6 +23,16 @@ Prepared = tuple[tuple[str, ...], bool, DayNightOptions]
 # Roles the box holds more than one of; every other role is unique.
 MULTI = frozenset({"werewolf", "villager"})
 
+# The thief's bottom cards (option ``thief_bottom_rule``, RULES.md §2.1 thief): the pairs each rule forbids.
+# 000 狼王盜丘: 「狼人,狼人」「狼王,狼人」「盜賊,狼王」「盜賊,狼人」; 001: not 「一盜賊一狼」, never 「兩狼」 (checked
+# by faction in ``check_bottom``); 002 「不為盜賊的卡牌」: the thief is never buried (also in ``check_bottom``).
+FORBIDDEN_BOTTOMS: dict[str, frozenset[frozenset[str]]] = {
+    "classic_pairs": frozenset(frozenset(p) for p in (
+        ("werewolf",), ("wolf_king", "werewolf"), ("thief", "wolf_king"), ("thief", "werewolf"))),
+    "ff_pairs": frozenset(frozenset(p) for p in (("werewolf",), ("thief", "werewolf"))),
+    "no_thief_in_bottom": frozenset(),
+}
+
 
 @dataclass
 class DayNightRuleset:
@@ -35,8 +45,9 @@ class DayNightRuleset:
     max_players: int
     moderator: type[Moderator] = Moderator
     table: type[DayNightTable] = DayNightTable
-    forbidden_bottoms: Mapping[str, frozenset[frozenset[str]]] | None = None
     seat_limit: int = 18  # custom decks: the most players the box has number cards for
+    # The most cards of a repeated role the box holds (classic: 6 werewolves, 6 villagers); None: no box.
+    box: Mapping[str, int] | None = None
     # Fixed data of the ruleset, worked out at first use. Plain fields set in __post_init__, not
     # cached_property: a compiled build (mypyc) gives the class no __dict__.
     _deck_ids: dict[str, tuple[str, ...]] | None = field(init=False, repr=False, compare=False)
@@ -137,6 +148,12 @@ class DayNightRuleset:
         for r, c in counts.items():
             if c > 1 and not self.may_repeat(r):
                 raise SetupError(f"the deck holds {c} {r} cards; there is only one")
+        if self.box is not None:
+            # The thief's two bottom cards come out of the same box (「從此14張卡牌中抽出2張」).
+            for r, most in self.box.items():
+                if counts[r] > most:
+                    raise SetupError(f"the {self.name} box holds at most {most} {r} cards; the deck has "
+                                     f"{counts[r]}" + (" (centre cards included)" if "thief" in counts else ""))
         has_thief = "thief" in counts
         n_center = 2 if has_thief else 0
         players = len(cards) - n_center
@@ -161,19 +178,30 @@ class DayNightRuleset:
         return role in MULTI
 
     def check_bottom(self, center: list[str], opts: DayNightOptions) -> None:
-        if not center or self.forbidden_bottoms is None:
+        """The thief's bottom cards obey ``thief_bottom_rule`` (every ruleset with a thief)."""
+        rule = opts.thief_bottom_rule
+        if not center:
             return
-        if frozenset(center) in self.forbidden_bottoms.get(opts.thief_bottom_rule, frozenset()) or (
-                opts.thief_bottom_rule in ("ff_pairs",) and sum(ROLES[c].faction == "wolf" for c in center) == 2):
+        if frozenset(center) in FORBIDDEN_BOTTOMS[rule] or (
+                rule == "ff_pairs" and sum(ROLES[c].faction == "wolf" for c in center) == 2):
             raise SetupError(f"the thief's bottom cards may not be {' + '.join(center)} "
-                             f"(thief_bottom_rule={opts.thief_bottom_rule})")
-        if opts.thief_bottom_rule == "no_thief_in_bottom" and "thief" in center:
-            raise SetupError("the thief is never buried (thief_bottom_rule=no_thief_in_bottom)")
+                             f"(thief_bottom_rule={rule})")
+        if rule == "no_thief_in_bottom" and "thief" in center:
+            raise SetupError(f"the thief is never buried (thief_bottom_rule={rule})")
 
     def deal(self, deck: list[str], opts: DayNightOptions, rng: random.Random) -> tuple[list[str], list[str]]:
         if "thief" not in deck:
             shuffle(rng, deck)
             return deck, []
+        if opts.thief_bottom_rule == "no_thief_in_bottom":
+            # 「應從牌堆中隨機抽取兩張不為盜賊的卡牌」: two bottom cards from the rest, then deal with the thief.
+            rest = list(deck)
+            rest.remove("thief")
+            shuffle(rng, rest)
+            bottom, dealt = rest[:2], rest[2:] + ["thief"]
+            shuffle(rng, dealt)
+            return dealt, bottom
+        # The pair rules: shuffle until the bottom pair is allowed (RULES.md §2.1 thief).
         while True:
             shuffle(rng, deck)
             bottom, rest = deck[:2], deck[2:]
