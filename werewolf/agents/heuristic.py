@@ -1,17 +1,19 @@
 """Heuristic bots: players that use what their role knows, talk, and vote on evidence.
 
 One ``HeuristicAgent`` plays any number of seats of one game; each seat has its
-own ``Mind``, which learns only from
+own ``Mind``, which learns only from its seat's ``SeatView`` (``werewolf.core.views``):
 
-- the events of its own seat's view (``Event.visible_to(seat)``, the rule of
-  ``werewolf.core.views``): its role, its night results, the public log;
-- the public ``Board``: what every seat may know, kept up to date from public
-  events and from the speech acts of the table's ``Channel``.
+- the seat's private log: its role, its night results;
+- the public ``Board``: what every seat may know, read from the view's public
+  log: the public events and every seat's statements (``statement`` events),
+  whoever made them: a bot, a person, an LLM.
 
-The agent reads the game's log incrementally (a cursor, not a rescan) and
-hands each event to the boards and minds allowed to see it; ``strict=True``
-gives every mind its own board and checks every hand-over, which the tests use
-to show that no bot reads outside its view. A mind never holds the game.
+It reads each view incrementally (counts of what it has read, not a rescan);
+the public board is shared by the minds of one agent, as it is the same in every
+seat's view. ``strict=True`` gives every mind its own board and checks every
+hand-over; the tests play the same games strict and shared, and with one agent
+per seat, which shows that no mind uses another seat's information. A mind
+never holds the game, and the agent is never handed it.
 
 How they play (RULES.md's roles, simplified):
 
@@ -29,9 +31,10 @@ How they play (RULES.md's roles, simplified):
   day's accusations; the sheriff calls the vote and the village follows a
   sheriff it trusts.
 
-Speech acts (``werewolf.agents.speech``) are said at the seat's speaking turns
-(``speech`` and ``last_words`` events; in the one-night rulesets, the timed
-``discussion``), or as the text of a ``speak`` decision in live play.
+Speech acts (``werewolf.agents.speech``) are what ``speak`` returns at the seat's
+speaking turns (``speech`` and ``last_words`` events; in the one-night rulesets,
+the timed ``discussion``), which the ``Host`` puts in the public log; in live
+play they are the text of a ``speak`` decision, read back by ``werewolf.agents.parse``.
 """
 
 from __future__ import annotations
