@@ -21,29 +21,27 @@ from typing import Any, TextIO
 from rich.console import Console
 from rich.text import Text
 
-from werewolf.agents import Agent, RandomAgent
+from werewolf.agents import Agent, Host, RandomAgent
 from werewolf.agents.heuristic import ONE_NIGHT, HeuristicAgent
-from werewolf.agents.terminal import TableTalk, TerminalAgent
+from werewolf.agents.terminal import TerminalAgent
 from werewolf.core.decisions import Decision
 from werewolf.core.errors import IllegalMove, SetupError
 from werewolf.core.game import Game, Setup
 from werewolf.i18n import normalize_lang, t
 
 
-def heuristic_bots(game: Game, seats: list[int], lang: str, talk: TableTalk) -> Agent:
-    bot = HeuristicAgent(random.Random(f"bots:{game.setup.seed}"), channel=talk, seats=seats,
-                         ruleset=game.setup.ruleset, lang=lang)
-    talk.where = lambda: bot.cursor  # a statement belongs after the event the bot was reading
-    return bot
+def heuristic_bots(game: Game, seats: list[int], lang: str) -> Agent:
+    return HeuristicAgent(random.Random(f"bots:{game.setup.seed}"), seats=seats, ruleset=game.setup.ruleset,
+                          lang=lang)
 
 
-def random_bots(game: Game, seats: list[int], lang: str, talk: TableTalk) -> Agent:
+def random_bots(game: Game, seats: list[int], lang: str) -> Agent:
     return RandomAgent(rng=random.Random(f"bots:{game.setup.seed}"))
 
 
 # Bot kinds by name: each makes the one agent that plays every seat but the person's (``seats``),
-# speaking ``lang`` and saying its speech acts on ``talk``; the first is the default.
-BOTS: dict[str, Callable[[Game, list[int], str, TableTalk], Agent]] = {
+# speaking ``lang``; the first is the default.
+BOTS: dict[str, Callable[[Game, list[int], str], Agent]] = {
     "heuristic": heuristic_bots,
     "random": random_bots,
 }
@@ -123,13 +121,15 @@ def run(setup: Setup, *, seat: int | None = None, lang: str = "en", bots: str = 
     if setup.deck is not None and setup.players is not None and seat_count(game) != setup.players:
         raise SetupError(t("ui.players_mismatch", lang, n=seat_count(game), players=setup.players))
     me = pick_seat(game, seat, lang)
-    talk = TableTalk()
-    human = TerminalAgent(lang, input=input, output=output, console=console,
-                          talk=None if setup.live_speech else talk)  # live: the statements are in the log
-    bot = BOTS[bots](game, [s for s in range(1, seat_count(game) + 1) if s != me], lang, talk)
+    human = TerminalAgent(lang, input=input, output=output, console=console)
+    others = [s for s in range(1, seat_count(game) + 1) if s != me]
+    # The host hands each seat its view, asks the bots' seats to speak at their turns, and keeps
+    # every statement (the bots', and the person's typed ones in live speech) in the public log.
+    host = Host(game, dict.fromkeys(others, BOTS[bots](game, others, lang)))
     talk_clock = TalkClock(clock)
     intro(human, game, setup, bots)
     while not game.over:
+        host.sync()
         for d in list(game.request):
             timed = d.act == "speak" and talk_clock.started(game)
             if timed and talk_clock.up():
@@ -137,15 +137,14 @@ def run(setup: Setup, *, seat: int | None = None, lang: str = "en", bots: str = 
                     human.time_up()
                 game.decline(d)
             elif d.seat == me:
-                if isinstance(bot, HeuristicAgent):
-                    bot.sync(game)  # what the bots said so far is shown before the person answers
                 if timed:
-                    talk_turn(human, game, me, d, talk_clock)
+                    talk_turn(human, host, d, talk_clock)
                 else:
-                    ask(human, game, me, d)
+                    ask(human, host, d)
             else:
-                answer_bot(bot, game, d)
-    human.finish(game, me)
+                host.answer(d)
+    host.sync()
+    human.finish(host.view(me))
     return game
 
 
@@ -176,9 +175,11 @@ class TalkClock:
         return left is not None and left <= 0
 
 
-def talk_turn(human: TerminalAgent, game: Game, seat: int, d: Decision, talk_clock: TalkClock) -> None:
+def talk_turn(human: TerminalAgent, host: Host, d: Decision, talk_clock: TalkClock) -> None:
     """The person's statement in a round of the discussion; declined if the time runs out first."""
-    move = human.discuss(game, seat, talk_clock.left(), first=talk_clock.rounds == 0)
+    game, seat = host.game, d.seat
+    host.sync()
+    move = human.discuss(host.view(seat, d), talk_clock.left(), first=talk_clock.rounds == 0)
     talk_clock.rounds += 1
     if move is not None and talk_clock.up():
         human.time_up()  # typed after the clock ran out: too late
@@ -190,7 +191,7 @@ def talk_turn(human: TerminalAgent, game: Game, seat: int, d: Decision, talk_clo
         game.answer(seat, move)
     except IllegalMove as err:  # a statement too long
         human.rejected(err)
-        talk_turn(human, game, seat, d, talk_clock)
+        talk_turn(human, host, d, talk_clock)
 
 
 def intro(human: TerminalAgent, game: Game, setup: Setup, bots: str) -> None:
@@ -201,10 +202,12 @@ def intro(human: TerminalAgent, game: Game, setup: Setup, bots: str) -> None:
                           bots=t(f"ui.bots.{bots}", lang)))
 
 
-def ask(human: TerminalAgent, game: Game, seat: int, d: Decision) -> None:
+def ask(human: TerminalAgent, host: Host, d: Decision) -> None:
     """Ask the person until the engine takes the answer (an illegal one is explained, then asked again)."""
+    game, seat = host.game, d.seat
+    host.sync()
     while True:
-        move = human.choose(game, seat, d)
+        move = human.act(host.view(seat, d))
         if move is None:
             game.decline(d)
             return
@@ -213,14 +216,3 @@ def ask(human: TerminalAgent, game: Game, seat: int, d: Decision) -> None:
             return
         except IllegalMove as err:
             human.rejected(err)
-
-
-def answer_bot(bot: Agent, game: Game, d: Decision) -> None:
-    if isinstance(bot, RandomAgent):
-        game.answer_value(d, bot.value(d))
-        return
-    move = bot.choose(game, d.seat, d)
-    if move is None:
-        game.decline(d)
-    else:
-        game.answer(d.seat, move)

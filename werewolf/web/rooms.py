@@ -66,7 +66,7 @@ from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 
-from werewolf.agents import Agent, RandomAgent
+from werewolf.agents import Agent, Host, RandomAgent
 from werewolf.agents.heuristic import ONE_NIGHT, HeuristicAgent
 from werewolf.core.decisions import Decision, Move
 from werewolf.core.errors import IllegalMove, WerewolfError
@@ -206,6 +206,7 @@ class Room:
         self._reset_counts()
         self.bot_kind = rec.bot_kind or LEGACY_BOT
         self._agents: dict[int, Agent] | None = None  # made once the bot seats are known (the start)
+        self._host: Host | None = None  # hands the bots their seat views (made with the agents)
         self.talk_ends = rec.talk_ends
         self.track_deadlines()
 
@@ -360,6 +361,7 @@ class Room:
                     for s, act, _ in self.game.answers:
                         if act == "speak" and s in self.bots:
                             agent.rounds[s] = agent.rounds.get(s, 0) + 1
+            self._host = Host(self.game, self._agents)
         return self._agents
 
     def view_json(self, seat: int | None, host: bool, lang: str | None) -> str:
@@ -472,7 +474,9 @@ class Room:
             if isinstance(agent, RandomAgent):
                 g.answer_value(d, agent.value(d))
                 continue
-            move = agent.choose(g, d.seat, d)
+            if self._host is None or self._host.game is not g:
+                self._host = Host(g, agents)
+            move = self._host.ask(d)
             if move is None:
                 g.decline(d)
             else:
