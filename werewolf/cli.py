@@ -10,6 +10,11 @@ import click
 
 from werewolf.core.errors import WerewolfError
 
+AGENT_HELP = ("Who plays some seats: SEATS=KIND, repeatable. SEATS: seat numbers and/or sides (wolves, village, "
+              "others: the side of the dealt card) or all, comma-separated; KIND: random, heuristic, llm:MODEL "
+              "(OPENAI_BASE_URL, OPENAI_API_KEY) or module.path:Class (your Agent subclass). Seats no rule names "
+              "play as the bots say.")
+
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="werewolf")
@@ -216,10 +221,14 @@ def _fail(message: str) -> None:
 @click.option("--address", default=None, help="An existing Ray cluster's address (with --backend ray).")
 @click.option("--report", "html_report", default=None, metavar="FILE.html",
               help="Write one self-contained HTML page: the setup, the tables, the charts.")
+@click.option("--agent", "agents", multiple=True, metavar="SEATS=KIND", help=AGENT_HELP)
+@click.option("--transcripts", default=None, metavar="DIR",
+              help="Keep the LLM seats' calls (prompt, reply, tokens, latency): DIR/game-<i>.jsonl per game.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def simulate(ruleset: str, deck: str | None, players: int | None, options: str | None, bots: str, games: int,
              seed: int, jobs: int, out: str | None, plot: str | None, logs: str | None, backend: str,
-             address: str | None, html_report: str | None, quiet: bool) -> None:
+             address: str | None, html_report: str | None, agents: tuple[str, ...], transcripts: str | None,
+             quiet: bool) -> None:
     """Play many games between bots and report win rates, each role's wins and survival, the powers used,
     game lengths, deaths and rules fired.
 
@@ -229,7 +238,8 @@ def simulate(ruleset: str, deck: str | None, players: int | None, options: str |
     from werewolf.sim import command
 
     try:
-        config = command.make_config(ruleset, deck, players, options, bots, games, seed, jobs, backend, address)
+        config = command.make_config(ruleset, deck, players, options, bots, games, seed, jobs, backend, address,
+                                     agents, transcripts)
         status = command.run(config, out=out, plot=plot, logs=logs, quiet=quiet, html_report=html_report)
     except WerewolfError as err:
         _fail(str(err))

@@ -101,15 +101,23 @@ def check_paths(*paths: str | None) -> None:
 
 
 def make_config(ruleset: str, deck: str | None, players: int | None, options: str | None, bots: str, games: int,
-                seed: int, jobs: int, backend: str, address: str | None) -> SimConfig:
+                seed: int, jobs: int, backend: str, address: str | None, agents: tuple[str, ...] = (),
+                transcripts: str | None = None) -> SimConfig:
+    from werewolf.agents.kinds import parse_rules
     from werewolf.play import parse_deck
 
     opts = parse_options(options)
     if address and backend != "ray":
         raise SetupError("--address is for --backend ray")
+    if transcripts:
+        try:
+            os.makedirs(transcripts, exist_ok=True)
+        except OSError as e:
+            raise SetupError(f"cannot write transcripts to {transcripts}: {e.strerror}") from None
+        transcripts = os.path.abspath(transcripts)  # the workers' current folder may differ
     config = SimConfig(ruleset=ruleset, deck=parse_deck(deck), players=players, options=opts,
                        bots=parse_bots(bots), games=games, seed=seed, jobs=jobs, backend=backend,
-                       address=address)
+                       address=address, agents=parse_rules(agents), transcripts=transcripts)
     check(config)
     return config
 
@@ -175,7 +183,7 @@ def charts(*figures: Callable[[], Any]) -> tuple[list[bytes], list[str]]:
 
 def setup_rows(config: SimConfig, elapsed: float, startup: float, games: int) -> dict[str, str]:
     return {"ruleset": config.ruleset, "deck": report.deck_label(config),
-            "options": report.options_label(config.options), "bots": config.bots.label(),
+            "options": report.options_label(config.options), "bots": config.players_label(),
             "games": f"{games:,}", "seeds": f"game i is seeded from (seed {config.seed}, i), i = 0 … {games - 1}",
             "engine": f"werewolf {version()}, {engine()} engine", "time": report.rate_note(config, elapsed, startup,
                                                                                         games)}
