@@ -87,8 +87,12 @@ def decks(ruleset: str | None) -> None:
               help="How the other seats play: heuristic bots use what they know and talk; random ones do not.")
 @click.option("--discussion", type=click.IntRange(min=0), default=None,
               help="Seconds of the one-night discussion (default: the ruleset's; 0: no limit).")
+@click.option("--agent", "agents", multiple=True, metavar="SEATS=KIND", help=AGENT_HELP)
+@click.option("--transcripts", default=None, metavar="DIR",
+              help="Keep the LLM seats' calls (prompt, reply, tokens, latency) in DIR/play-<seed>.jsonl.")
 def play_command(ruleset: str, deck: str | None, players: int | None, seat: int | None, seed: int | None,
-                 lang: str, bots: str, discussion: int | None) -> None:
+                 lang: str, bots: str, discussion: int | None, agents: tuple[str, ...],
+                 transcripts: str | None) -> None:
     """Take a seat in a game against bots."""
     from werewolf import play as pl
     from werewolf.i18n import t
@@ -96,7 +100,7 @@ def play_command(ruleset: str, deck: str | None, players: int | None, seat: int 
     options = {} if discussion is None else {"discussion_seconds": discussion or None}
     try:
         pl.run(pl.make_setup(ruleset, deck, players, seed, options), seat=seat, lang=lang, bots=bots,
-               input=sys.stdin, output=sys.stdout)
+               input=sys.stdin, output=sys.stdout, agents=agents, transcripts=transcripts)
     except WerewolfError as err:
         _fail(str(err))
     except EOFError:

@@ -29,6 +29,7 @@ import os
 import re
 import threading
 import time
+from functools import lru_cache
 from typing import IO, Any
 
 from werewolf.agents import Agent, Said
@@ -81,14 +82,19 @@ class Transcript:
 
 
 def _client(base_url: str | None, api_key: str | None, timeout: float) -> Any:
+    # A local server needs no key, but the client insists on one.
+    return _shared_client(base_url or os.environ.get("OPENAI_BASE_URL") or None,
+                          api_key or os.environ.get("OPENAI_API_KEY") or "none", timeout)
+
+
+@lru_cache(maxsize=8)
+def _shared_client(base_url: str | None, api_key: str, timeout: float) -> Any:
+    """One client (and its connection pool) per server in a process, for every seat of every game."""
     try:
         import openai
     except ImportError:
         raise LLMError("LLM seats need the openai package: pip install 'werewolf[llm]'") from None
-    # A local server needs no key, but the client insists on one.
-    key = api_key or os.environ.get("OPENAI_API_KEY") or "none"
-    return openai.OpenAI(base_url=base_url or os.environ.get("OPENAI_BASE_URL") or None, api_key=key,
-                         timeout=timeout, max_retries=2)
+    return openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=2)
 
 
 _DECODER = json.JSONDecoder()
