@@ -363,5 +363,47 @@ def balance_command(ruleset: str, deck: str | None, swaps: tuple[str, ...], deck
     sys.exit(status)
 
 
+@main.command("arena")
+@click.argument("kinds", nargs=-1, required=True)
+@click.option("--ruleset", "-r", default="classic", show_default=True, help="The ruleset.")
+@click.option("--deck", "-d", default=None, help="A deck (id, or role ids with role*N).")
+@click.option("--players", "-n", type=int, default=None, help="Players of the standard deck (when no deck).")
+@click.option("--options", default=None, help="Rule options as a JSON object.")
+@click.option("--games", "-g", type=int, default=120, show_default=True,
+              help="How many games (rounded up to whole blocks of one game per kind).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Block b is dealt from (seed, b).")
+@click.option("--jobs", "-j", type=int, default=1, show_default=True, help="Worker processes (or Ray CPUs).")
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True)
+@click.option("--address", default=None, help="An existing Ray cluster's address (with --backend ray).")
+@click.option("--transcripts", default=None, metavar="DIR", help="Keep the LLM seats' calls: DIR/game-<i>.jsonl.")
+@click.option("--out", "outs", multiple=True, metavar="FILE.json", help="Write the results as JSON; may be repeated.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def arena_command(kinds: tuple[str, ...], ruleset: str, deck: str | None, players: int | None, options: str | None,
+                  games: int, seed: int, jobs: int, backend: str, address: str | None, transcripts: str | None,
+                  outs: tuple[str, ...], quiet: bool) -> None:
+    """Play agent KINDS against each other: random, heuristic, llm:MODEL, module.path:Class.
+
+    \b
+      werewolf arena heuristic random --games 200 --jobs 2
+      werewolf arena heuristic llm:gpt-4o-mini my_bots:Accuser -r onenight -n 5
+
+    Games come in blocks of one game per kind, all dealt alike; in the block's r-th game seat s is
+    played by kind number (s - 1 + r) mod K, so each kind plays every seat, and so every card dealt,
+    equally often. Reported per kind and per kind and role: win rates with 95% Wilson intervals, and
+    an OpenSkill (Plackett-Luce) rating, each game a match of the kinds ranked by the share of their
+    seats that won.
+    """
+    from werewolf.sim import command
+
+    status = 2
+    try:
+        base = command.make_config(ruleset, deck, players, options, "random", games, seed, jobs, backend, address,
+                                   (), transcripts)
+        status = command.arena(base, kinds, outs=outs, quiet=quiet)
+    except WerewolfError as err:
+        _fail(str(err))
+    sys.exit(status)
+
+
 if __name__ == "__main__":
     main()

@@ -7,6 +7,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, TextIO
 
 from rich.console import Console
@@ -349,3 +350,40 @@ def balance(base: SimConfig, swaps: tuple[str, ...], decks: tuple[str, ...], *, 
                                           notes=[*findings, *notes]))
         console.print(f"report written to {html_report}")
     return 1 if any(c.stats.errors for c in result.candidates) else 0
+
+
+def arena(base: SimConfig, kinds: tuple[str, ...], *, outs: tuple[str, ...], quiet: bool,
+          stdout: TextIO | None = None) -> int:
+    """`werewolf arena`: agent kinds against each other, seats and roles rotated fairly."""
+    from werewolf.sim import arena as ar
+
+    kinds = ar.check_kinds(kinds)
+    check_outputs(outs, None, None)
+    console = Console(file=stdout or sys.stdout)
+    clock = Clock()
+    total = ar.blocks(base.games, len(kinds)) * len(kinds)
+    progress = progress_bar("arena", clock, quiet)
+    with progress, Session(base.backend, base.jobs, base.address, announce(quiet)) as session:
+        task = progress.add_task("games", total=total)
+        clock.begin()
+        result = ar.run(base, kinds, base.games, session, progress=lambda n: progress.advance(task, n))
+        elapsed = clock.end()
+    console.print(f"{base.ruleset} · deck {report.deck_label(base)} · options {report.options_label(base.options)}"
+                  f" · arena of {len(kinds)} kinds: {', '.join(kinds)} · {total:,} games in {total // len(kinds):,}"
+                  f" blocks (one deal a block, every kind in every seat once) · seed {base.seed}",
+                  style="bold", soft_wrap=True)
+    console.print("time: " + report.rate_note(base, elapsed, session.startup, total), soft_wrap=True)
+    for table in ar.tables(result):
+        console.print(table)
+    doc = ar.document(result, replace(base, games=total))
+    doc["timing"] = {"seconds": elapsed, "startup_seconds": session.startup, "engine": engine()}
+    for path in outs:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        console.print(f"results written to {path}")
+    if result.errors:
+        first = result.errors[0]
+        console.print(f"[red]{len(result.errors)} game(s) failed, e.g. game {first.game}: {first.error}[/red]",
+                      soft_wrap=True)
+        return 1
+    return 0
