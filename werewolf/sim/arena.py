@@ -216,9 +216,9 @@ def tables(res: Result) -> list[Any]:
     for col in ("kind", "seat-games", "wins", "win rate", "95% interval (Wilson)", "rating μ ± σ", "μ - 3σ"):
         kinds.add_column(col, justify="left" if col == "kind" else "right")
     for k in sorted(res.kinds, key=lambda k: -(res.ratings[k][0] - 3 * res.ratings[k][1])):
-        t = res.by_kind[k]
+        tk = res.by_kind[k]
         mu, sigma = res.ratings[k]
-        kinds.add_row(k, str(t.n), str(t.wins), *pct(t), f"{mu:.2f} ± {sigma:.2f}", f"{mu - 3 * sigma:.2f}")
+        kinds.add_row(k, str(tk.n), str(tk.wins), *pct(tk), f"{mu:.2f} ± {sigma:.2f}", f"{mu - 3 * sigma:.2f}")
     out = [kinds]
     for title, table_of in (("each side: win rate by kind", res.by_side), ("each role: win rate by kind",
                                                                              res.by_role)):
