@@ -123,6 +123,13 @@ def run(setup: Setup, *, seat: int | None = None, lang: str = "en", bots: str = 
     game = Game(setup)
     if setup.deck is not None and setup.players is not None and seat_count(game) != setup.players:
         raise SetupError(t("ui.players_mismatch", lang, n=seat_count(game), players=setup.players))
+    if seat is None and agents:  # a drawn seat avoids the seats --agent names
+        from werewolf.agents.kinds import parse_rules
+
+        taken = {int(i) for items, _ in parse_rules(agents) for i in items if i.isdigit()}
+        free = [s for s in range(1, seat_count(game) + 1) if s not in taken]
+        if free:
+            seat = random.Random(f"seat:{game.setup.seed}").choice(free)
     me = pick_seat(game, seat, lang)
     human = TerminalAgent(lang, input=input, output=output, console=console)
     others = [s for s in range(1, seat_count(game) + 1) if s != me]
