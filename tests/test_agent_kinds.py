@@ -95,6 +95,11 @@ def test_simulate_seats_a_users_class_in_this_process_and_in_workers(user_module
     assert code == 0 and "6 games" in text, text
 
 
+def test_a_seat_the_game_does_not_have_is_refused_before_any_game() -> None:
+    code, text = _simulate("-r", "onenight", "-n", "5", "-g", "2", "--agent", "6=heuristic")
+    assert code == 2 and "names seat 6, but the game has 5 seats" in text, text
+
+
 def test_an_agents_illegal_move_fails_its_game_with_the_engines_reason(user_module: str) -> None:
     code, text = _simulate("-g", "2", "--agent", f"all={user_module}:Cheat")
     assert code == 1 and "2 game(s) failed" in text and "no_such_act" in text, text

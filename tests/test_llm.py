@@ -155,3 +155,12 @@ def test_llm_seats_play_whole_games(ruleset: str, players: int) -> None:
     recs = records(buf)
     assert recs and all(r["outcome"] in ("ok", "silent") for r in recs)
     assert {r["seat"] for r in recs} <= set(range(1, players + 1))
+
+
+def test_a_live_discussion_ends_though_the_model_always_talks() -> None:
+    with FakeLLM(speech="I am a villager, trust me") as server:
+        agents = {s: LLMAgent("m", base_url=server.base_url, discussion_rounds=2) for s in range(1, 6)}
+        game = play(Game(Setup("onenight", players=5, seed=11, live_speech=True)), agents)
+    assert game.over
+    said = [e.data["seat"] for e in game.events if e.type == "speech" and e.data.get("part") == "discussion"]
+    assert sorted(said) == sorted(list(range(1, 6)) * 2)  # two rounds each, then ready to vote

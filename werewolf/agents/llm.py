@@ -132,12 +132,14 @@ class LLMAgent(Agent):
     ``OPENAI_API_KEY``; ``lang``: the language of the prompts and of its speech; ``transcript``: where
     every call is recorded; ``temperature``/``seed``: passed on when given; ``structured``: ask for a
     JSON schema (turned off by itself when the server refuses it); ``client``: an ``openai.OpenAI``
-    (or anything with its ``chat.completions.create``) instead of one made here.
+    (or anything with its ``chat.completions.create``) instead of one made here; ``discussion_rounds``:
+    the most rounds of a live one-night discussion it talks in.
     """
 
     def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None, lang: str = "en",
                  transcript: Transcript | None = None, temperature: float | None = None, seed: int | None = None,
-                 structured: bool = True, timeout: float = 120.0, client: Any = None) -> None:
+                 structured: bool = True, timeout: float = 120.0, client: Any = None,
+                 discussion_rounds: int = 3) -> None:
         self.model = model
         self.lang = normalize_lang(lang)
         self.transcript = transcript
@@ -148,6 +150,10 @@ class LLMAgent(Agent):
         self.prompter = Prompter(self.lang)
         self.calls = 0
         self.tokens = 0
+        # A live one-night discussion goes on while anyone talks: a model that always has something to
+        # say is ready to vote after this many rounds.
+        self.discussion_rounds = discussion_rounds
+        self.rounds: dict[int, int] = {}
 
     # -- the agent ----------------------------------------------------------------------------
     def act(self, view: SeatView) -> Move | None:
@@ -178,6 +184,10 @@ class LLMAgent(Agent):
         return None  # the decision's default
 
     def speak(self, view: SeatView) -> Said:
+        if view.live_speech and view.part == "discussion":
+            done = self.rounds[view.seat] = self.rounds.get(view.seat, 0) + 1
+            if done > self.discussion_rounds:
+                return None  # ready to vote
         schema = {"type": "object", "properties": {"speech": {"type": "string"}}, "required": ["speech"],
                   "additionalProperties": False}
         messages = self.prompter.speak_messages(view)

@@ -120,6 +120,12 @@ def make_config(ruleset: str, deck: str | None, players: int | None, options: st
                        bots=parse_bots(bots), games=games, seed=seed, jobs=jobs, backend=backend,
                        address=address, agents=parse_rules(agents), transcripts=transcripts)
     check(config)
+    if config.agents:  # a seat the game does not have is refused now, not in every game
+        from werewolf.core.game import Game
+        from werewolf.sim.runner import base_setup
+        from werewolf.sim.seating import seat_kinds
+
+        seat_kinds(config, Game(base_setup(config).with_seed(0)))
     return config
 
 
