@@ -89,6 +89,8 @@ class Prompter:
 
     def speak_messages(self, view: SeatView) -> list[dict[str, str]]:
         """The chat messages asking for a speech."""
-        ask = self.t("llm.speak", phase=phase_name(view.phase, self.lang), seat=view.seat)
+        key = f"part.{view.part}"
+        part = self.t(key) if view.part and has(key, self.lang) else self.t("part.discussion")
+        ask = self.t("llm.speak", phase=phase_name(view.phase, self.lang), seat=view.seat, part=part)
         user = "\n\n".join([self.log(view), ask, self.t("llm.answer_speak")])
         return [{"role": "system", "content": self.system(view)}, {"role": "user", "content": user}]
