@@ -40,6 +40,11 @@ class Cheat(Agent):
 
 class NotAnAgent:
     pass
+
+
+class NeedsAModel(Agent):
+    def __init__(self, model, seed=None):
+        self.model = model
 '''
 
 
@@ -58,7 +63,8 @@ def test_rules_and_kinds(user_module: str) -> None:
     for bad, message in [("3", "use SEATS=KIND"), ("x=random", "bad seat 'x'"), ("0=random", "bad seat '0'"),
                          ("1=smart", "unknown agent kind"), ("1=llm:", "unknown agent kind"),
                          ("1=no_such_module_x:A", "cannot import"), (f"1={user_module}:Nope", "has no 'Nope'"),
-                         (f"1={user_module}:NotAnAgent", "not a subclass")]:
+                         (f"1={user_module}:NotAnAgent", "not a subclass"),
+                         (f"1={user_module}:NeedsAModel", "its constructor needs model")]:
         with pytest.raises(SetupError, match=message):
             parse_rule(bad)
     with pytest.raises(SetupError, match="names seat 2 twice"):

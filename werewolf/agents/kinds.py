@@ -31,6 +31,7 @@ from werewolf.core.errors import SetupError
 
 SIDES = ("wolves", "village", "others")
 PLAIN = ("random", "heuristic")
+GIVEN = ("seed", "seat", "ruleset", "lang")  # what a user's class is given, if its constructor names it
 
 Rule = tuple[tuple[str, ...], str]  # (seat numbers and sides, kind)
 
@@ -63,6 +64,12 @@ def user_class(kind: str) -> type[Agent]:
             raise SetupError(f"agent kind {kind!r}: {module_name!r} has no {name!r}")
     if not (isinstance(cls, type) and issubclass(cls, Agent)):
         raise SetupError(f"agent kind {kind!r}: {name!r} is not a subclass of werewolf.agents.Agent")
+    required = [p.name for p in inspect.signature(cls).parameters.values()
+                if p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+                and p.name not in GIVEN]
+    if required:
+        raise SetupError(f"agent kind {kind!r}: its constructor needs {', '.join(required)}; it is given only "
+                         f"{', '.join(GIVEN)} (the ones it names)")
     return cls
 
 
@@ -114,8 +121,8 @@ def kinds_by_seat(rules: Sequence[Rule], sides: Mapping[int, str], default: Mapp
     return out
 
 
-def build(kinds: Mapping[int, str], *, seed: int, ruleset: str, lang: str = "en", transcript: Any = None,
-          random_rng: random.Random | None = None, heuristic_rng: random.Random | None = None) -> dict[int, Agent]:
+def build(kinds: Mapping[int, str], *, seed: int, ruleset: str, lang: str = "en", transcript: Any = None
+          ) -> dict[int, Agent]:
     """The agents of one game, seat by seat (``transcript``: where the LLM seats record their calls)."""
     from werewolf.sim.config import stream_seed  # the seeds' derivation is the simulations'
 
@@ -125,12 +132,12 @@ def build(kinds: Mapping[int, str], *, seed: int, ruleset: str, lang: str = "en"
         by_kind.setdefault(kind, []).append(seat)
     for kind, seats in by_kind.items():
         if kind == "random":
-            bot: Agent = RandomAgent(rng=random_rng or random.Random(stream_seed(seed, 1)))
+            bot: Agent = RandomAgent(rng=random.Random(stream_seed(seed, 1)))
             agents.update(dict.fromkeys(seats, bot))
         elif kind == "heuristic":
             from werewolf.agents.heuristic import HeuristicAgent
 
-            bot = HeuristicAgent(heuristic_rng or random.Random(stream_seed(seed, 2)), seats=seats, ruleset=ruleset,
+            bot = HeuristicAgent(random.Random(stream_seed(seed, 2)), seats=seats, ruleset=ruleset,
                                  lang=lang)
             agents.update(dict.fromkeys(seats, bot))
         elif kind.startswith("llm:"):
