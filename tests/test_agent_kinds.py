@@ -50,9 +50,9 @@ class NeedsAModel(Agent):
 
 @pytest.fixture
 def user_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    (tmp_path / "my_agents.py").write_text(textwrap.dedent(USER_AGENTS), encoding="utf-8")
+    (tmp_path / "kinds_test_agents.py").write_text(textwrap.dedent(USER_AGENTS), encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
-    return "my_agents"
+    return "kinds_test_agents"
 
 
 def test_rules_and_kinds(user_module: str) -> None:
@@ -87,13 +87,13 @@ def _simulate(*args: str) -> tuple[int, str]:
 
 
 def test_simulate_seats_a_users_class_in_this_process_and_in_workers(user_module: str, tmp_path: Path) -> None:
-    import my_agents  # type: ignore[import-not-found]
+    import kinds_test_agents  # type: ignore[import-not-found]
 
     out = tmp_path / "stats.json"
     code, text = _simulate("-g", "4", "--agent", f"1,wolves={user_module}:FirstOption", "--bots", "heuristic",
                            "--out", str(out))
     assert code == 0, text
-    assert 1 in my_agents.CALLS  # seat 1 is the user's, in every game
+    assert 1 in kinds_test_agents.CALLS  # seat 1 is the user's, in every game
     assert f"1,wolves={user_module}:FirstOption; others heuristic" in text
     doc = json.loads(out.read_text())
     assert doc["config"]["agents"] == [f"1,wolves={user_module}:FirstOption"] and doc["config"]["games"] == 4
