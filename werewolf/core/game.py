@@ -88,6 +88,20 @@ class Game:
         return self.table.result
 
     @property
+    def dealt(self) -> tuple[str, ...]:
+        """The role dealt to each seat, in seat order (seat 1 first): ``Setup.seats`` when the setup
+        names them, else the deck's deal (``Setup.seats`` stays None: it is the setup, not the deal).
+
+        For the engine's side only (the harness, statistics, tests): it holds every seat's card, so
+        no agent is ever given it; an agent learns its own role from its seat view.
+        """
+        if self.setup.seats is not None:
+            return tuple(self.setup.seats)
+        dealt = {int(e.data["seat"]): str(e.data["role"]) for e in self.events
+                 if e.type == "role" and e.phase == "setup"}
+        return tuple(dealt[s] for s in sorted(dealt))
+
+    @property
     def answers(self) -> list[Answer]:
         """Every answer so far, in the order given: (seat, act, value)."""
         if self._unlisted:
