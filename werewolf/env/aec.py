@@ -1,0 +1,244 @@
+"""The PettingZoo AEC environment: one seat acts at a time."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from werewolf.core.decisions import Decision
+from werewolf.core.game import Game, Setup
+from werewolf.env.actions import ActionSpace, action_space
+from werewolf.env.encoding import ENCODING_VERSION, DecisionEncoder, PrivateEncoder, PublicEncoder, size
+from werewolf.i18n import narrate
+
+
+def agent_name(seat: int) -> str:
+    return f"seat_{seat}"
+
+
+class Table:
+    """What both environments share: the game, its encoders, its queue of open decisions.
+
+    Several decisions may be open at once (every wolf's kill, everyone's vote): they are served
+    one at a time in seat order (a seat that owes two answers gives them one after the other).
+    """
+
+    def __init__(self, ruleset: str, deck: str | tuple[str, ...] | list[str] | None,
+                 options: Mapping[str, Any] | None, seed: int | None, lang: str | None,
+                 players: int | None) -> None:
+        self.ruleset = ruleset
+        self.setup = Setup(ruleset, deck=tuple(deck) if isinstance(deck, list) else deck,
+                           options=dict(options or {}), players=players)
+        self.space: ActionSpace = action_space(ruleset)
+        self.lang = lang
+        self.seeds = random.Random(seed)
+        self.first_seed = seed
+        probe = Game(self.setup)
+        self.players = int(next(e.data["players"] for e in probe.events if e.type == "game_start"))
+        self.size = size(ruleset)
+        self.decisions = DecisionEncoder(ruleset)
+        self.no_mask = np.zeros(self.space.n, dtype=np.int8)
+        self.wait_mask = np.zeros(self.space.n, dtype=np.int8)
+        self.wait_mask[0] = 1
+
+    def new_game(self, seed: int | None) -> None:
+        if seed is not None:
+            self.seeds = random.Random(seed)
+            game_seed = seed
+        elif self.first_seed is not None:
+            game_seed, self.first_seed = self.first_seed, None
+        else:
+            game_seed = self.seeds.getrandbits(63)
+        self.first_seed = None
+        self.game = Game(self.setup.with_seed(game_seed))
+        if not hasattr(self, "public"):
+            self.public = PublicEncoder(self.ruleset)
+            self.private = {s: PrivateEncoder(self.ruleset, s) for s in range(1, self.players + 1)}
+        else:  # the same buffers, zeroed: a reset per game costs no allocation
+            self.public.reset()
+            for enc in self.private.values():
+                enc.reset()
+        self.cursor = 0
+        self.seen: dict[int, list[Any]] = {s: [] for s in range(1, self.players + 1)}  # events, for the text
+        self.told: dict[int, int] = {s: 0 for s in range(1, self.players + 1)}
+        self.lines: dict[int, list[str]] = {s: [] for s in range(1, self.players + 1)}
+        self.request: list[Decision] = []
+        self.queue: list[int] = []
+        self.at = 0
+        self.sync()
+
+    def sync(self) -> None:
+        """Read the game's new events into the encoders (each event once)."""
+        events = self.game.events
+        public, private = self.public, self.private
+        text = self.lang is not None
+        while self.cursor < len(events):
+            e = events[self.cursor]
+            self.cursor += 1
+            to = e.to
+            if to is None:
+                public.update(e)
+                if text:
+                    for lst in self.seen.values():
+                        lst.append(e)
+            else:
+                for s in to:
+                    enc = private.get(s)
+                    if enc is not None:
+                        enc.update(e)
+                        if text:
+                            self.seen[s].append(e)
+        game = self.game
+        if game.request is not self.request:
+            self.request = game.request
+            self.queue = sorted(range(len(self.request)), key=lambda i: self.request[i].seat)
+            self.at = 0
+
+    def current(self) -> Decision | None:
+        """The next open decision in seat order (None: the game is over)."""
+        if self.game.over or self.at >= len(self.queue):
+            return None
+        return self.request[self.queue[self.at]]
+
+    def play(self, d: Decision, action: int | None,
+             legal_now: tuple[np.ndarray, dict[int, Any], list[str]] | None = None) -> None:
+        mask, values, legal = legal_now or self.space.legal(d)
+        if action is None or not 0 <= int(action) < self.space.n or not mask[int(action)]:
+            name = self.space.ids[int(action)] if action is not None and 0 <= int(action) < self.space.n else action
+            raise ValueError(f"action {action} ({name}) is not legal for seat {d.seat}'s {d.act!r} decision "
+                             f"(legal: {', '.join(f'{self.space.index[x]}={x}' for x in legal)})")
+        self.at += 1
+        self.game.answer_value(d, values[int(action)])
+        self.sync()
+
+    def vector(self, seat: int, d: Decision | None) -> np.ndarray:
+        return np.concatenate((self.public.buf, self.private[seat].buf, self.decisions.encode(d)))
+
+    def rewards(self) -> dict[int, float]:
+        """+1 for the winners, -1 for the others; 0 for all when nobody won (a stopped game)."""
+        result = self.game.result
+        if not result or not result[1]:
+            return {s: 0.0 for s in self.private}
+        won = set(result[1])
+        return {s: 1.0 if s in won else -1.0 for s in self.private}
+
+    def text(self, seat: int, d: Decision | None) -> str:
+        """The seat's view as text in ``lang``: its log (narrated once per event), then what it owes."""
+        lang = self.lang or "en"
+        lines, seen = self.lines[seat], self.seen[seat]
+        for e in seen[self.told[seat]:]:
+            line = narrate(e.as_json(), lang, seat)
+            if line:
+                lines.append(line)
+        self.told[seat] = len(seen)
+        out = "\n".join(lines)
+        if d is not None:
+            legal = self.space.legal(d)[2]
+            out += f"\n> {d.why or d.act}: {', '.join(legal)}"
+        return out
+
+
+class WerewolfEnv(AECEnv):  # type: ignore[misc]
+    """One game of a ruleset as a PettingZoo AEC environment (``werewolf.env.env``).
+
+    Agents are ``seat_1`` … ``seat_n``; the agent selected is the seat of the next open decision
+    (seat order when several are open at once). ``observe`` gives ``{"observation": float32 vector
+    (werewolf.env.encoding), "action_mask": int8 mask}``; ``infos[agent]`` holds ``legal`` (the ids of
+    the legal actions) and, with a ``lang``, ``text``: the seat's view in that language. Every agent
+    stays in the game to its end (a dead seat is never selected); then all are terminated with
+    rewards +1 (winners) / −1 (the others), or 0 for every seat when nobody won.
+    """
+
+    metadata = {"name": "werewolf_v1", "render_modes": ["ansi"], "is_parallelizable": False,
+                "encoding_version": ENCODING_VERSION}
+
+    def __init__(self, ruleset: str = "classic", deck: str | tuple[str, ...] | list[str] | None = None,
+                 options: Mapping[str, Any] | None = None, seed: int | None = None, lang: str | None = "en",
+                 players: int | None = None, render_mode: str | None = None) -> None:
+        super().__init__()
+        self.t = Table(ruleset, deck, options, seed, lang, players)
+        self.render_mode = render_mode
+        self.possible_agents = [agent_name(s) for s in range(1, self.t.players + 1)]
+        self._seat = {a: i + 1 for i, a in enumerate(self.possible_agents)}
+        n = self.t.space.n
+        self._action_space = spaces.Discrete(n)
+        self._observation_space = spaces.Dict({
+            "observation": spaces.Box(0.0, np.inf, (self.t.size,), np.float32),
+            "action_mask": spaces.Box(0, 1, (n,), np.int8),
+        })
+        self.action_ids = self.t.space.ids  # action i is the option id action_ids[i]
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._observation_space
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._action_space
+
+    @property
+    def game(self) -> Game:
+        """The game (engine side: it holds every role; never hand it to a policy)."""
+        return self.t.game
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self.t.new_game(seed)
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self._select()
+
+    def _select(self) -> None:
+        t = self.t
+        d = t.current()
+        if d is None:
+            for s, r in t.rewards().items():
+                a = agent_name(s)
+                self.rewards[a] = r
+                self.terminations[a] = True
+            self.agent_selection = self.agents[0]
+            self._decision: Decision | None = None
+            self._accumulate_rewards()
+            return
+        a = agent_name(d.seat)
+        self.agent_selection = a
+        self._decision = d
+        self._legal = legal = t.space.legal(d)
+        info: dict[str, Any] = {"legal": legal[2]}
+        if t.lang is not None:
+            info["text"] = t.text(d.seat, d)
+        self.infos[a] = info
+
+    def step(self, action: int | None) -> None:
+        a = self.agent_selection
+        if self.terminations[a] or self.truncations[a]:
+            self._was_dead_step(action)
+            return
+        d = self._decision
+        assert d is not None
+        self._cumulative_rewards[a] = 0.0
+        self.infos[a] = {}
+        self.t.play(d, action, self._legal)
+        self._select()  # rewards come at the end only: accumulated there
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat[agent]
+        d = self._decision if agent == self.agent_selection else None
+        mask = self._legal[0].copy() if d is not None else self.t.no_mask.copy()
+        return {"observation": self.t.vector(seat, d), "action_mask": mask}
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi":
+            return None
+        lang = self.t.lang or "en"
+        return "\n".join(line for e in self.t.game.events if e.to is None
+                         for line in [narrate(e.as_json(), lang, None)] if line)
+
+    def close(self) -> None:
+        pass
