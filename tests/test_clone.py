@@ -8,8 +8,9 @@ import pytest
 
 from werewolf.core import Game, Setup
 
-SETUPS = [("classic", "classic12"), ("classic", "c12_wolfking_thief_cupid"), ("classic", "c12_wild_child"), ("facetoface", "ff9_standard"), ("facetoface", "ff12_cupid_thief"),
-          ("wechat", "wechat12"), ("onuw", "onuw5"), ("onenight", "onenight5")]
+SETUPS = [("classic", "classic12"), ("classic", "c12_wolfking_thief_cupid"), ("classic", "c12_wild_child"),
+          ("facetoface", "ff9_standard"), ("facetoface", "ff12_cupid_thief"), ("wechat", "wechat12"),
+          ("onuw", "onuw5"), ("onenight", "onenight5")]
 
 
 def _log(game: Game) -> list[tuple[object, ...]]:

@@ -192,14 +192,15 @@ class WerewolfEnv(AECEnv):  # type: ignore[misc]
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.final_rewards: dict[str, float] = {}  # every seat's reward, once the game is over
         self._select()
 
     def _select(self) -> None:
         t = self.t
         d = t.current()
         if d is None:
-            for s, r in t.rewards().items():
-                a = agent_name(s)
+            self.final_rewards = {agent_name(s): r for s, r in t.rewards().items()}
+            for a, r in self.final_rewards.items():
                 self.rewards[a] = r
                 self.terminations[a] = True
             self.agent_selection = self.agents[0]

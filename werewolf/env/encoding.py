@@ -19,7 +19,9 @@ public (the same for every seat; read from public events and statements)
     votes_total N×N  how many times each voter voted for each target
     claims N×R     roles claimed in statements
     reports N×N×2  check reports in statements: [speaker, target, good | wolf]
-    accuse N×N     "target is a wolf"; vouch N×N "target is good"; intent N×N "I will vote target"
+    accuse N×N     "target is a wolf" in statements
+    vouch N×N      "target is good"
+    intent N×N     "I will vote target" (the latest per speaker)
     defend N       "I am good"
 private (what this seat was told)
     seat N         one-hot: this seat
