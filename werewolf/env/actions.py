@@ -162,6 +162,7 @@ class ActionSpace:
             mask[i] = 1
             values[i] = d.value(m)
             legal.append(oid)
+        mask.flags.writeable = False  # shared by every observation of this decision: read-only
         out = (mask, values, legal)
         if key is not None:
             if len(self._cache) > 100_000:
@@ -190,11 +191,14 @@ _PLAIN = frozenset({int, str, bool, float, type(None)})
 
 
 def _frozen(v: Any) -> Any:
+    """``v`` as a hashable value compared by content (never by identity: ids are reused)."""
     tv = type(v)
     if tv in _PLAIN:
         return v
-    if tv is tuple or tv is list:
-        return tuple(x if type(x) in _PLAIN else _frozen(x) for x in v)
+    if tv is tuple:
+        if not v or type(v[0]) in _PLAIN:
+            return v  # a tuple of seats or values: hashable as it is
+        return tuple(_frozen(x) for x in v)
     if isinstance(v, Decision):
         k = _key(v)
         if k is None:
@@ -206,7 +210,7 @@ def _frozen(v: Any) -> Any:
         return tuple(sorted(v))
     if isinstance(v, (list, tuple)):
         return tuple(_frozen(x) for x in v)
-    return v
+    raise _NoKey  # something we cannot compare by content: no cache
 
 
 def _key(d: Decision) -> tuple[Any, ...] | None:

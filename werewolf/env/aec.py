@@ -41,10 +41,13 @@ class Table:
         probe = Game(self.setup)
         self.players = int(next(e.data["players"] for e in probe.events if e.type == "game_start"))
         self.size = size(ruleset)
+        public_size = PublicEncoder(ruleset).buf.size
+        self.cut = (public_size, public_size + PrivateEncoder(ruleset, 1).buf.size)
         self.decisions = DecisionEncoder(ruleset)
         self.no_mask = np.zeros(self.space.n, dtype=np.int8)
         self.wait_mask = np.zeros(self.space.n, dtype=np.int8)
         self.wait_mask[0] = 1
+        self.no_mask.flags.writeable = self.wait_mask.flags.writeable = False
 
     def new_game(self, seed: int | None) -> None:
         if seed is not None:
@@ -64,9 +67,11 @@ class Table:
             for enc in self.private.values():
                 enc.reset()
         self.cursor = 0
-        self.seen: dict[int, list[Any]] = {s: [] for s in range(1, self.players + 1)}  # events, for the text
-        self.told: dict[int, int] = {s: 0 for s in range(1, self.players + 1)}
-        self.lines: dict[int, list[str]] = {s: [] for s in range(1, self.players + 1)}
+        if self.lang is not None:
+            seats = range(1, self.players + 1)
+            self.seen: dict[int, list[Any]] = {s: [] for s in seats}  # each seat's events, for the text
+            self.told: dict[int, int] = dict.fromkeys(seats, 0)
+            self.lines: dict[int, list[str]] = {s: [] for s in seats}
         self.request: list[Decision] = []
         self.queue: list[int] = []
         self.at = 0
@@ -95,8 +100,9 @@ class Table:
                             self.seen[s].append(e)
         game = self.game
         if game.request is not self.request:
-            self.request = game.request
-            self.queue = sorted(range(len(self.request)), key=lambda i: self.request[i].seat)
+            request = self.request = game.request
+            n = len(request)
+            self.queue = [0] if n == 1 else sorted(range(n), key=lambda i: request[i].seat)
             self.at = 0
 
     def current(self) -> Decision | None:
@@ -117,7 +123,13 @@ class Table:
         self.sync()
 
     def vector(self, seat: int, d: Decision | None) -> np.ndarray:
-        return np.concatenate((self.public.buf, self.private[seat].buf, self.decisions.encode(d)))
+        # Three slice copies into a new array: half the time of np.concatenate for these sizes.
+        out = np.empty(self.size, dtype=np.float32)
+        a, b = self.cut
+        out[:a] = self.public.buf
+        out[a:b] = self.private[seat].buf
+        out[b:] = self.decisions.encode(d)
+        return out
 
     def rewards(self) -> dict[int, float]:
         """+1 for the winners, -1 for the others; 0 for all when nobody won (a stopped game)."""
@@ -231,7 +243,7 @@ class WerewolfEnv(AECEnv):  # type: ignore[misc]
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
         d = self._decision if agent == self.agent_selection else None
-        mask = self._legal[0].copy() if d is not None else self.t.no_mask.copy()
+        mask = self._legal[0] if d is not None else self.t.no_mask  # read-only arrays, shared
         return {"observation": self.t.vector(seat, d), "action_mask": mask}
 
     def render(self) -> str | None:

@@ -56,6 +56,10 @@ CENTER = 3
 ROUNDS = 3
 
 _WOLF_RESULTS = frozenset({"wolf", "not_village", "werewolf", "bad"})
+_PUBLIC_TYPES = frozenset({"statement", "votes", "death", "night", "day", "exile", "explode", "reveal", "shoot",
+                           "sheriff", "game_start", "game_over", "roles"})
+_PRIVATE_TYPES = frozenset({"role", "took", "own_card", "check", "pack", "wolves", "thumbs", "masons", "rob", "peek",
+                            "bottom_cards", "linked", "lovers", "victim", "pack_choice"})
 
 
 @cache
@@ -128,6 +132,8 @@ class PublicEncoder:
 
     def update(self, e: Event) -> None:
         t, d = e.type, e.data
+        if t not in _PUBLIC_TYPES:  # most of the log (speaking turns, night steps) changes nothing here
+            return
         if t == "statement":
             self._statement(d)
         elif t == "votes" and "ballots" in d:  # a secret ballot tells only the tally
@@ -233,6 +239,8 @@ class PrivateEncoder:
 
     def update(self, e: Event) -> None:
         t, d = e.type, e.data
+        if t not in _PRIVATE_TYPES:
+            return
         if t == "role" or t == "took" or t == "own_card":
             if d.get("seat") == self.me:
                 self._own(d.get("role"))

@@ -77,11 +77,11 @@ class WerewolfParallelEnv(ParallelEnv):  # type: ignore[misc]
             s = int(a[5:])
             d = owed.get(s)
             if d is None:
-                obs[a] = {"observation": t.vector(s, None), "action_mask": t.wait_mask.copy()}
+                obs[a] = {"observation": t.vector(s, None), "action_mask": t.wait_mask}
                 infos[a] = {"legal": ["wait"]}
             else:
                 mask, _, legal = t.space.legal(d)
-                obs[a] = {"observation": t.vector(s, d), "action_mask": mask.copy()}
+                obs[a] = {"observation": t.vector(s, d), "action_mask": mask}
                 infos[a] = {"legal": legal}
             if t.lang is not None:
                 infos[a]["text"] = t.text(s, d)
