@@ -223,20 +223,14 @@ class Game:
         request is complete) but the rules still run: the cost is the rules' own work, not the
         driver's (scripts/bench.py prints it beside a replay's).
         """
-        copy = Game.__new__(Game)
-        copy.setup = self.setup
-        copy.rules = self.rules
-        copy.table = self.rules.new_table(self.setup)
-        copy.events = copy.table.events
-        copy._flow = flow = self.rules.play(copy.table)
+        copy = Game(self.setup)  # a new flow, at its first request
+        flow = copy._flow
+        req = copy.request
         try:
-            req = next(flow)
             for sent in self._sent:
+                req = flow.send(sent)
                 while not req:
                     req = flow.send([])
-                req = flow.send(sent)
-            while not req:
-                req = flow.send([])
         except StopIteration:
             req = []
         copy._sent = list(self._sent)

@@ -17,11 +17,12 @@ dealt cards that could have become it.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from werewolf.core.errors import SetupError
 from werewolf.core.events import Event
-from werewolf.core.game import Game
+from werewolf.core.game import Game, Setup
 from werewolf.roles import ROLES
 
 # Cards that may become another role after the deal: the thief (a bottom card), the wild child
@@ -98,6 +99,7 @@ def knowledge(events: Iterable[Event], seat: int, cards: Sequence[str], players:
     village = frozenset(r for r in k.deck if ROLES[r].faction == "good")
     reads_wolf = wolves - {"hidden_wolf"}  # the seer's "wolf" (the hidden wolf reads good)
     own_dealt = False
+    dead: set[int] = set()
     for e in events:
         if e.to is not None and seat not in e.to:
             continue
@@ -107,15 +109,16 @@ def knowledge(events: Iterable[Event], seat: int, cards: Sequence[str], players:
             own_dealt = True
         elif t == "role" and d.get("seat") != seat and d.get("seat") is not None:
             k.limit(_seat(d["seat"]) - 1, (str(d["role"]),))
-        elif t == "pack":
-            for s in d.get("seats") or ():
-                k.limit(_seat(s) - 1, pack)
+        elif t in ("death", "exile", "explode") and e.to is None and d.get("seat") is not None:
+            dead.add(_seat(d["seat"]))
+        elif t == "announce" and e.to is None:  # the night's dead, named at dawn
+            dead.update(_seat(s) for s in d.get("seats") or ())
+        elif t == "pack":  # every living member: the other living seats hold no pack card
+            _complete(k, [_seat(s) for s in d.get("seats") or ()], pack, dead)
         elif t in ("wolves", "thumbs"):  # the one-night werewolves, as they wake and the minion sees them
-            for s in d.get("seats") or d.get("wolves") or ():
-                k.limit(_seat(s) - 1, werewolves)
+            _complete(k, [_seat(s) for s in d.get("seats") or d.get("wolves") or ()], werewolves, dead)
         elif t == "masons":
-            for s in d.get("seats") or ():
-                k.limit(_seat(s) - 1, ("mason",))
+            _complete(k, [_seat(s) for s in d.get("seats") or ()], frozenset({"mason"}), dead)
         elif t == "check":
             target, result = d.get("target"), d.get("result")
             if target is not None and result is not None:
@@ -153,7 +156,38 @@ def knowledge(events: Iterable[Event], seat: int, cards: Sequence[str], players:
     return k
 
 
-def _draw_uniform(k: Knowledge, rng: random.Random, tries: int) -> Deal | None:
+def _complete(k: Knowledge, seats: list[int], roles: frozenset[str], dead: set[int]) -> None:
+    """``seats`` are all the living seats holding one of ``roles``."""
+    listed = set(seats)
+    for s in range(1, k.players + 1):
+        if s in listed:
+            k.limit(s - 1, roles)
+        elif s not in dead:
+            k.limit(s - 1, k.deck - roles)
+
+
+class DealRules:
+    """Whether a deal may be dealt at all (the thief's bottom cards may be limited): the ruleset's
+    own check of an explicit deal (``Setup(seats=..., center=...)``)."""
+
+    def __init__(self, ruleset: str, options: Any) -> None:
+        self.ruleset = ruleset
+        self.options = options
+        self.known: dict[Deal, bool] = {}
+
+    def allows(self, deal: Deal) -> bool:
+        ok = self.known.get(deal)
+        if ok is None:
+            try:
+                Game(Setup(self.ruleset, seats=deal.seats, center=deal.center, options=self.options))
+                ok = True
+            except SetupError:
+                ok = False
+            self.known[deal] = ok
+        return ok
+
+
+def _draw_uniform(k: Knowledge, rng: random.Random, tries: int, rules: DealRules) -> Deal | None:
     pool = list(k.cards)
     fixed: dict[int, str] = {}
     for i, a in enumerate(k.allowed):
@@ -177,11 +211,13 @@ def _draw_uniform(k: Knowledge, rng: random.Random, tries: int) -> Deal | None:
             out[i] = r
         if ok:
             cards = tuple(out[i] for i in range(len(k.cards)))
-            return Deal(cards[:k.players], cards[k.players:])
+            deal = Deal(cards[:k.players], cards[k.players:])
+            if rules.allows(deal):
+                return deal
     return None
 
 
-def _draw_search(k: Knowledge, rng: random.Random) -> Deal | None:
+def _draw_search(k: Knowledge, rng: random.Random, rules: DealRules) -> Deal | None:
     """A randomized depth-first search, most constrained position first."""
     n = len(k.cards)
     order = sorted(range(n), key=lambda i: (len(k.allowed[i] or k.deck), rng.random()))
@@ -192,7 +228,7 @@ def _draw_search(k: Knowledge, rng: random.Random) -> Deal | None:
 
     def place(j: int) -> bool:
         if j == n:
-            return True
+            return rules.allows(Deal(tuple(out[:k.players]), tuple(out[k.players:])))
         i = order[j]
         a = k.allowed[i]
         choices = [c for c in counts if counts[c] > 0 and (a is None or c in a)]
@@ -222,24 +258,26 @@ def deck_of(game: Game) -> tuple[tuple[str, ...], int]:
 
 
 def consistent_deal(source: Any, seat: int, rng: random.Random, cards: Sequence[str] | None = None,
-                    tries: int = 300) -> Deal:
+                    tries: int = 300, options: Mapping[str, Any] | None = None) -> Deal:
     """A deal consistent with all ``seat`` knows (see the module's docstring).
 
     ``source`` is a ``Game`` (engine side: its deck's cards are read from it, and the seat's view
     from its log) or a ``SeatView`` of that seat (then ``cards``: every card of the deck, seats
-    and centre, as the box is public). Raises ValueError when nothing is consistent (a view
-    given with the wrong deck).
+    and centre, as the box is public, and the game's ``options``, which may limit the deal).
+    Raises ValueError when nothing is consistent (a view given with the wrong deck).
     """
     if isinstance(source, Game):
         deck, players = deck_of(source)
         events: Iterable[Event] = source.events
+        rules = DealRules(source.setup.ruleset, source.setup.options)
     else:
         if cards is None:
             raise ValueError("a seat view needs the deck's cards (cards=...): the view does not hold them")
         deck, players = tuple(cards), int(source.players)
         events = source.events()
+        rules = DealRules(str(source.ruleset), options or {})
     k = knowledge(events, seat, deck, players)
-    deal = _draw_uniform(k, rng, tries) or _draw_search(k, rng)
+    deal = _draw_uniform(k, rng, tries, rules) or _draw_search(k, rng, rules)
     if deal is None:
         raise ValueError(f"no deal of these cards agrees with what seat {seat} knows")
     return deal

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from functools import cache
 from importlib import resources
 from itertools import combinations
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -172,18 +173,26 @@ class ActionSpace:
 
 
 _SKIP = frozenset({"why", "forbidden", "interrupt"})  # texts, and what only shapes error messages
-_slots: dict[type, tuple[str, ...]] = {}
+_slots: dict[type, tuple[str, ...] | None] = {}
 
 
-def _fields_of(t: type) -> tuple[str, ...]:
-    names = _slots.get(t)
-    if names is None:
-        seen: list[str] = []
-        for k in reversed(t.__mro__):
-            for name in getattr(k, "__slots__", ()):
-                if name not in _SKIP and name not in seen:
-                    seen.append(name)
-        names = _slots[t] = tuple(seen)
+def _fields_of(t: type) -> tuple[str, ...] | None:
+    """The fields of a decision class, from its slots; None when its instances may hold others
+    (a class without slots somewhere in its bases has a ``__dict__``) or when it declares none."""
+    if t in _slots:
+        return _slots[t]
+    seen: list[str] = []
+    has_dict = False
+    for k in reversed(t.__mro__):
+        if k is object:
+            continue
+        if "__slots__" not in vars(k):
+            has_dict = True
+        for name in getattr(k, "__slots__", ()):
+            if name not in _SKIP and name not in seen:
+                seen.append(name)
+    names = None if has_dict or "seat" not in seen or "act" not in seen else tuple(seen)
+    _slots[t] = names
     return names
 
 
@@ -199,6 +208,8 @@ def _frozen(v: Any) -> Any:
         if not v or type(v[0]) in _PLAIN:
             return v  # a tuple of seats or values: hashable as it is
         return tuple(_frozen(x) for x in v)
+    if tv is MappingProxyType or tv is dict:
+        return tuple((k, _frozen(x)) for k, x in v.items())
     if isinstance(v, Decision):
         k = _key(v)
         if k is None:
@@ -225,7 +236,7 @@ def _key(d: Decision) -> tuple[Any, ...] | None:
         assert isinstance(d, Flag)
         return (t, d.act, tuple(d.context.items()))
     names = _fields_of(t)
-    if "seat" not in names or "act" not in names or hasattr(d, "__dict__"):
+    if names is None:
         return None  # fields not all declared in slots (a subclass of an agent's, a compiled class)
     try:
         return (t, *[_frozen(getattr(d, name, None)) for name in names])
