@@ -36,7 +36,8 @@ decision
     interrupt 1    1 when that decision is an interrupt (a self-destruct, a duel)
 
 The encoders only ever read the events they have not read (``SeatEncoder.update(view.new_events())``):
-nothing rescans the log.
+nothing rescans the log. Statements reach the public part only where a ``Host`` puts them in the
+views (agents that speak); the environments' seats do not speak.
 """
 
 from __future__ import annotations
@@ -314,7 +315,10 @@ class DecisionEncoder:
 class SeatEncoder:
     """The whole observation of one seat, fed that seat's events as they come.
 
-    ``update(view.new_events())`` after each view; ``vector(view.decision)`` is the observation.
+    An agent feeds it what it has not read: ``update(view.new_events())`` when it sees every view
+    of its seat, or ``update(view.events_since(public, private))`` with its own count of what it
+    read (a ``Host`` also makes views of the seat at its speaking turns); ``vector(view.decision)``
+    is the observation, as the environments give it.
     """
 
     def __init__(self, ruleset: str, seat: int) -> None:
