@@ -10,6 +10,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from werewolf import i18n
 from werewolf.core.decisions import Decision
 from werewolf.core.game import Game, Setup
 from werewolf.env.actions import ActionSpace, action_space
@@ -151,7 +152,8 @@ class Table:
         out = "\n".join(lines)
         if d is not None:
             legal = self.space.legal(d)[2]
-            out += f"\n> {d.why or d.act}: {', '.join(legal)}"
+            names = " / ".join(i18n.t(f"act.{a}", lang) if i18n.has(f"act.{a}", lang) else a for a in d.acts)
+            out += f"\n> {names}: {', '.join(legal)}"
         return out
 
 
