@@ -81,24 +81,25 @@ class Table:
     def sync(self) -> None:
         """Read the game's new events into the encoders (each event once)."""
         events = self.game.events
-        public, private = self.public, self.private
-        text = self.lang is not None
-        while self.cursor < len(events):
-            e = events[self.cursor]
-            self.cursor += 1
-            to = e.to
-            if to is None:
-                public.update(e)
-                if text:
-                    for lst in self.seen.values():
-                        lst.append(e)
-            else:
-                for s in to:
-                    enc = private.get(s)
-                    if enc is not None:
-                        enc.update(e)
-                        if text:
-                            self.seen[s].append(e)
+        n = len(events)
+        if self.cursor < n:
+            public, private = self.public.update, self.private
+            seen = self.seen if self.lang is not None else None
+            for e in events[self.cursor:n]:
+                to = e.to
+                if to is None:
+                    public(e)
+                    if seen is not None:
+                        for lst in seen.values():
+                            lst.append(e)
+                else:
+                    for s in to:
+                        enc = private.get(s)
+                        if enc is not None:
+                            enc.update(e)
+                            if seen is not None:
+                                seen[s].append(e)
+            self.cursor = n
         game = self.game
         if game.request is not self.request:
             request = self.request = game.request
@@ -233,7 +234,7 @@ class WerewolfEnv(AECEnv):  # type: ignore[misc]
     def step(self, action: int | None) -> None:
         a = self.agent_selection
         if self.terminations[a] or self.truncations[a]:
-            self._was_dead_step(action)
+            self._step_out(a, action)
             return
         d = self._decision
         assert d is not None
@@ -241,6 +242,19 @@ class WerewolfEnv(AECEnv):  # type: ignore[misc]
         self.infos[a] = {}
         self.t.play(d, action, self._legal)
         self._select()  # rewards come at the end only: accumulated there
+
+    def _step_out(self, a: str, action: int | None) -> None:
+        """A seat leaves the finished game (PettingZoo's ``_was_dead_step``, for a game whose seats
+        all end at once: the next to leave is simply the first one left)."""
+        if action is not None:
+            raise ValueError("when an agent is dead, the only valid action is None")
+        del self.terminations[a], self.truncations[a], self.rewards[a], self._cumulative_rewards[a], self.infos[a]
+        self.agents.remove(a)
+        if self.agents:
+            self.agent_selection = self.agents[0]
+        rewards = self.rewards
+        for k in rewards:  # given once, at the end (``_cumulative_rewards`` keeps them for ``last``)
+            rewards[k] = 0.0
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]

@@ -212,12 +212,14 @@ class PrivateEncoder:
         self.role, self.known_role, self.known_team = f["role"], f["known_role"], f["known_team"]
         self.center, self.lovers, self.victim = f["center"], f["lovers"], f["victim"]
         self.current: str | None = None  # its role, as last told
+        self.current_i: int | None = None
         self._seat = f["seat"]
 
     def reset(self) -> None:
         self.buf[:] = 0.0
         self._seat[self.me - 1] = 1.0
         self.current = None
+        self.current_i = None
 
     def _know(self, seat: Any, role: Any) -> None:
         i = self.roles.get(role) if isinstance(role, str) else None
@@ -227,11 +229,14 @@ class PrivateEncoder:
     def _own(self, role: Any) -> None:
         i = self.roles.get(role) if isinstance(role, str) else None
         if i is not None:
-            self.current = str(role)
-            self.role[:] = 0.0
+            me = self.me - 1
+            old = self.current_i
+            if old is not None:  # scalar writes: a slice assignment costs several times more
+                self.role[old] = 0.0
+                self.known_role[me, old] = 0.0
+            self.current, self.current_i = str(role), i
             self.role[i] = 1.0
-            self.known_role[self.me - 1] = 0.0
-            self.known_role[self.me - 1, i] = 1.0
+            self.known_role[me, i] = 1.0
 
     def _card(self, card: Any, role: Any) -> None:
         i = self.roles.get(role) if isinstance(role, str) else None
