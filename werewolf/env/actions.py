@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 from importlib import resources
 from itertools import combinations
+from operator import attrgetter
 from types import MappingProxyType
 from typing import Any
 
@@ -174,6 +175,7 @@ class ActionSpace:
 
 _SKIP = frozenset({"why", "forbidden", "interrupt"})  # texts, and what only shapes error messages
 _slots: dict[type, tuple[str, ...] | None] = {}
+_getters: dict[type, Callable[[Any], tuple[Any, ...]]] = {}
 
 
 def _fields_of(t: type) -> tuple[str, ...] | None:
@@ -193,10 +195,20 @@ def _fields_of(t: type) -> tuple[str, ...] | None:
                 seen.append(name)
     names = None if has_dict or "seat" not in seen or "act" not in seen else tuple(seen)
     _slots[t] = names
+    if names is not None:
+        getter = attrgetter(*names)
+        _getters[t] = getter if len(names) > 1 else (lambda d: (getter(d),))
     return names
 
 
 _PLAIN = frozenset({int, str, bool, float, type(None)})
+
+
+def _plain_items(v: tuple[Any, ...]) -> bool:
+    for x in v:
+        if type(x) not in _PLAIN:
+            return False
+    return True
 
 
 def _frozen(v: Any) -> Any:
@@ -205,7 +217,7 @@ def _frozen(v: Any) -> Any:
     if tv in _PLAIN:
         return v
     if tv is tuple:
-        if not v or type(v[0]) in _PLAIN:
+        if _plain_items(v):
             return v  # a tuple of seats or values: hashable as it is
         return tuple(_frozen(x) for x in v)
     if tv is MappingProxyType or tv is dict:
@@ -239,7 +251,17 @@ def _key(d: Decision) -> tuple[Any, ...] | None:
     if names is None:
         return None  # fields not all declared in slots (a subclass of an agent's, a compiled class)
     try:
-        return (t, *[_frozen(getattr(d, name, None)) for name in names])
+        values = _getters[t](d)  # one C call for every field
+    except AttributeError:  # a slot left unset
+        values = tuple(getattr(d, name, None) for name in names)
+    for v in values:
+        tv = type(v)
+        if tv not in _PLAIN and not (tv is tuple and _plain_items(v)):
+            break
+    else:
+        return (t, values)  # plain values and tuples of them: hashable as they are
+    try:
+        return (t, *[_frozen(v) for v in values])
     except _NoKey:
         return None
 
