@@ -15,6 +15,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+try:
+    import gymnasium  # noqa: F401
+    import pettingzoo  # noqa: F401
+except ImportError as e:  # pragma: no cover - the rl extra is missing
+    raise ImportError(f"werewolf.env needs the rl extra: pip install 'werewolf[rl]' ({e})") from e
+
 from werewolf.env.actions import action_space, max_seats, ruleset_roles
 from werewolf.env.aec import WerewolfEnv
 from werewolf.env.encoding import ENCODING_VERSION, SeatEncoder, layout, unflatten
