@@ -223,10 +223,12 @@ def _env_steps(ruleset: str, deck: str, seconds: float, state: dict[str, object]
     while time.perf_counter() - start < seconds:
         e.reset()  # type: ignore[attr-defined]
         for _ in e.agent_iter():  # type: ignore[attr-defined]
-            obs, _, term, trunc, _ = e.last()  # type: ignore[attr-defined]
+            obs, _, term, trunc, info = e.last()  # type: ignore[attr-defined]
             if term or trunc:
                 e.step(None)  # type: ignore[attr-defined]
                 continue
+            if lang is not None:
+                info["text"]  # noqa: B018 - narrated when read: read it, as a text policy does
             legal = obs["action_mask"].nonzero()[0]
             e.step(int(legal[int(rng.random() * len(legal))]))  # type: ignore[attr-defined]
             steps += 1
@@ -276,7 +278,7 @@ def env_speed(seconds: float, rounds: int = 5) -> None:
         med = statistics.median
         print(f"{ruleset + ' ' + deck:<18} {med(envs):>12,.0f} {med(texts):>8,.0f} {med(moves):>9,.0f} "
               f"{med(r1):>10.2f} {med(fast):>11,.0f} {med(r2):>12.2f}")
-    print("  (target: env/engine >= 0.5; +text: with the seat's view as English text in infos)")
+    print("  (target: env/engine >= 0.5; +text: reading the seat's view as English text from infos at every step)")
 
 
 def clone_speed(games: int = 200) -> None:

@@ -238,3 +238,26 @@ def test_the_readmes_rl_example_runs() -> None:
     e = scope["e"]
     assert e.game.over and not e.agents
     assert set(e.final_rewards) == set(e.possible_agents)
+
+
+def test_the_text_is_made_when_read_and_as_it_was_then() -> None:
+    def texts(read_late: bool) -> list[str]:
+        e = env("classic", deck="classic9", seed=6, lang="en")
+        e.reset()
+        rng = random.Random(6)
+        kept, out = [], []
+        for _ in range(40):
+            obs, _, term, trunc, info = e.last()
+            if term or trunc:
+                break
+            assert "text" in info
+            if read_late:
+                kept.append(info)
+            else:
+                out.append(info["text"])
+            legal = np.flatnonzero(obs["action_mask"])
+            e.step(int(legal[rng.randrange(len(legal))]))
+        return [info.get("text") for info in kept] if read_late else out
+
+    now = texts(False)
+    assert texts(True) == now and len(now) == 40

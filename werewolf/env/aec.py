@@ -71,8 +71,7 @@ class Table:
         if self.lang is not None:
             seats = range(1, self.players + 1)
             self.seen: dict[int, list[Any]] = {s: [] for s in seats}  # each seat's events, for the text
-            self.told: dict[int, int] = dict.fromkeys(seats, 0)
-            self.lines: dict[int, list[str]] = {s: [] for s in seats}
+            self.lines: dict[int, list[str | None]] = {s: [] for s in seats}  # one per event seen
         self.request: list[Decision] = []
         self.queue: list[int] = []
         self.at = 0
@@ -141,21 +140,56 @@ class Table:
         won = set(result[1])
         return {s: 1.0 if s in won else -1.0 for s in self.private}
 
-    def text(self, seat: int, d: Decision | None) -> str:
-        """The seat's view as text in ``lang``: its log (narrated once per event), then what it owes."""
+    def text(self, seat: int, d: Decision | None, upto: int | None = None) -> str:
+        """The seat's view as text in ``lang``: its log (each event narrated once, when first asked
+        for), then what it owes; ``upto``: as it was when the seat had seen that many events."""
         lang = self.lang or "en"
         lines, seen = self.lines[seat], self.seen[seat]
-        for e in seen[self.told[seat]:]:
-            line = narrate(e.as_json(), lang, seat)
-            if line:
-                lines.append(line)
-        self.told[seat] = len(seen)
-        out = "\n".join(lines)
+        n = len(seen) if upto is None else upto
+        for e in seen[len(lines):n]:
+            lines.append(narrate(e.as_json(), lang, seat))  # None: nothing to show this seat
+        out = "\n".join(line for line in lines[:n] if line)
         if d is not None:
             legal = self.space.legal(d)[2]
             names = " / ".join(i18n.t(f"act.{a}", lang) if i18n.has(f"act.{a}", lang) else a for a in d.acts)
             out += f"\n> {names}: {', '.join(legal)}"
         return out
+
+    def info(self, seat: int, d: Decision | None, legal: list[str]) -> dict[str, Any]:
+        """A seat's ``infos`` entry: ``legal``, and with a ``lang`` the ``text`` of its view, made when read."""
+        if self.lang is None:
+            return {"legal": legal}
+        return Info(legal, self, seat, d, len(self.seen[seat]))
+
+
+class Info(dict):  # type: ignore[type-arg]
+    """``{"legal": [...], "text": ...}`` whose text is narrated only if it is read (``info["text"]``,
+    ``info.get("text")``): the narration costs more than a step, and most policies never read it."""
+
+    def __init__(self, legal: list[str], table: Table, seat: int, d: Decision | None, upto: int) -> None:
+        super().__init__(legal=legal)
+        self._text: tuple[Table, int, Decision | None, int] | None = (table, seat, d, upto)
+
+    def __missing__(self, key: str) -> Any:
+        if key == "text" and self._text is not None:
+            table, seat, d, upto = self._text
+            self._text = None
+            value = self["text"] = table.text(seat, d, upto)
+            return value
+        raise KeyError(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key == "text" and self._text is not None:
+            return self["text"]
+        return super().get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return super().__contains__(key) or (key == "text" and self._text is not None)
+
+    def keys(self) -> Any:
+        if self._text is not None:
+            self["text"]  # noqa: B018 - made now: whoever lists the keys may read them all
+        return super().keys()
 
 
 class WerewolfEnv(AECEnv):  # type: ignore[misc]
@@ -164,7 +198,8 @@ class WerewolfEnv(AECEnv):  # type: ignore[misc]
     Agents are ``seat_1`` … ``seat_n``; the agent selected is the seat of the next open decision
     (seat order when several are open at once). ``observe`` gives ``{"observation": float32 vector
     (werewolf.env.encoding), "action_mask": int8 mask}``; ``infos[agent]`` holds ``legal`` (the ids of
-    the legal actions) and, with a ``lang``, ``text``: the seat's view in that language. Every agent
+    the legal actions) and, with a ``lang``, ``text``: the seat's view in that language (narrated
+    when first read). Every agent
     stays in the game to its end (a dead seat is never selected); then all are terminated with
     rewards +1 (winners) / −1 (the others), or 0 for every seat when nobody won.
     """
@@ -226,10 +261,7 @@ class WerewolfEnv(AECEnv):  # type: ignore[misc]
         self.agent_selection = a
         self._decision = d
         self._legal = legal = t.space.legal(d)
-        info: dict[str, Any] = {"legal": legal[2]}
-        if t.lang is not None:
-            info["text"] = t.text(d.seat, d)
-        self.infos[a] = info
+        self.infos[a] = t.info(d.seat, d, legal[2])
 
     def step(self, action: int | None) -> None:
         a = self.agent_selection

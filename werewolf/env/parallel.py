@@ -78,13 +78,11 @@ class WerewolfParallelEnv(ParallelEnv):  # type: ignore[misc]
             d = owed.get(s)
             if d is None:
                 obs[a] = {"observation": t.vector(s, None), "action_mask": t.wait_mask}
-                infos[a] = {"legal": ["wait"]}
+                infos[a] = t.info(s, None, ["wait"])
             else:
                 mask, _, legal = t.space.legal(d)
                 obs[a] = {"observation": t.vector(s, d), "action_mask": mask}
-                infos[a] = {"legal": legal}
-            if t.lang is not None:
-                infos[a]["text"] = t.text(s, d)
+                infos[a] = t.info(s, d, legal)
         return obs, infos
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
