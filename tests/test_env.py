@@ -261,3 +261,24 @@ def test_the_text_is_made_when_read_and_as_it_was_then() -> None:
 
     now = texts(False)
     assert texts(True) == now and len(now) == 40
+
+
+def test_decisions_open_at_once_are_served_in_seat_order() -> None:
+    e = env("classic", deck="classic12", seed=9, lang=None)
+    e.reset()
+    rng = random.Random(9)
+    runs: list[list[int]] = []
+    request = None
+    for agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        if e.game.request is not request:
+            request = e.game.request
+            runs.append([])
+        runs[-1].append(int(agent.split("_")[1]))
+        legal = np.flatnonzero(obs["action_mask"])
+        e.step(int(legal[rng.randrange(len(legal))]))
+    assert any(len(r) > 3 for r in runs)  # votes, the pack's kill, the election...
+    assert all(r == sorted(r) for r in runs)
