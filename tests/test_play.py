@@ -16,14 +16,16 @@ import pytest
 from click.testing import CliRunner
 
 from werewolf import play as pl
+from werewolf.agents import Host, seat_view
 from werewolf.agents.heuristic import ONE_NIGHT
 from werewolf.agents.speech import messages
 from werewolf.agents.terminal import TerminalAgent, menu_keys
 from werewolf.cli import main
-from werewolf.core.decisions import AnyOf, Choice, Decision, Flag, Move, Pair, Speak, Subset, Target
+from werewolf.core.decisions import AnyOf, Choice, Flag, Move, Pair, Speak, Subset, Target
 from werewolf.core.errors import IllegalMove
 from werewolf.core.events import PUBLIC, Event, audience
 from werewolf.core.game import Game, Setup
+from werewolf.core.views import Log, SeatView
 from werewolf.i18n import LANGS, narrate, role_name, t
 from werewolf.roles import ROLES
 from werewolf.rulesets import MODULES, get_ruleset
@@ -313,43 +315,43 @@ def test_menu_numbers_are_seat_numbers() -> None:
     # After deaths the option for seat 6 is still typed 6, never its place in the list.
     agent, out = _agent("2\n4\n6\n")
     v = Target(2, "vote", [1, 3, 6, 9])
-    assert agent.choose(game, 2, v) == {"act": "vote", "target": 6}
+    assert agent.act(seat_view(game, 2, v)) == {"act": "vote", "target": 6}
     text = out.getvalue()
     for n in (1, 3, 6, 9):
         assert f"{n}) Seat {n}" in text
     assert "0) Abstain" in text and "4) " not in text and "5) Seat 6" not in text
     assert text.count(t("ui.bad_choice", "en", keys="1, 3, 6, 9, 0")) == 2
     agent, _ = _agent("0\n")
-    assert agent.choose(game, 2, v) == {"act": "vote", "target": None}
+    assert agent.act(seat_view(game, 2, v)) == {"act": "vote", "target": None}
     # Choosing several seats: the seats themselves; 0 for none where none is allowed.
     agent, out = _agent("x\n1\n99\n3 7\n")
     d = Pair(2, "link", [1, 3, 5, 7], optional=False)
-    assert agent.choose(game, 2, d) == {"act": "link", "targets": [3, 7]}
+    assert agent.act(seat_view(game, 2, d)) == {"act": "link", "targets": [3, 7]}
     text = out.getvalue()
     assert text.count(t("ui.bad_seats", "en")) == 3
     assert t("ui.seats_from", "en", seats="Seat 1, Seat 3, Seat 5, Seat 7") in text and "0)" not in text
     agent, _ = _agent("2 5 9\n")
     ban = Subset(2, "ban", [1, 2, 5, 9], 3)
-    assert agent.choose(game, 2, ban) == {"act": "ban", "targets": [2, 5, 9]}
+    assert agent.act(seat_view(game, 2, ban)) == {"act": "ban", "targets": [2, 5, 9]}
     agent, _ = _agent("5\n")
-    assert agent.choose(game, 2, ban) == {"act": "ban", "targets": [5]}
+    assert agent.act(seat_view(game, 2, ban)) == {"act": "ban", "targets": [5]}
     agent, out = _agent("0\n")
-    assert agent.choose(game, 2, ban) == {"act": "ban", "targets": []}
+    assert agent.act(seat_view(game, 2, ban)) == {"act": "ban", "targets": []}
     # Options naming no single seat get letters: the witch's antidote, the sheriff's speaking order.
     agent, out = _agent("a\n")
     witch = AnyOf(6, [Flag(6, "save"), Target(6, "poison", [1, 2])], conflict="one potion")
-    assert agent.choose(game, 6, witch) == {"act": "save"}
+    assert agent.act(seat_view(game, 6, witch)) == {"act": "save"}
     assert "a) " in out.getvalue() and "1) " in out.getvalue() and "0) " in out.getvalue()
     agent, out = _agent("b\n")
     order = Choice(3, "order", "direction", ["clockwise", "counterclockwise"], optional=False)
-    assert agent.choose(game, 3, order) == {"act": "order", "direction": "counterclockwise"}
+    assert agent.act(seat_view(game, 3, order)) == {"act": "order", "direction": "counterclockwise"}
 
 
 def test_ones_own_seat_is_yourself() -> None:
     game = _game()
     for lang in LANGS:
         agent, out = _agent("4\n", lang)
-        assert agent.choose(game, 4, Target(4, "vote", [1, 4, 6])) == {"act": "vote", "target": 4}
+        assert agent.act(seat_view(game, 4, Target(4, "vote", [1, 4, 6]))) == {"act": "vote", "target": 4}
         yourself = t("fmt.seat_yourself", lang, seat=t("fmt.seat", lang, n=4))
         assert f"4) {yourself}" in out.getvalue() and f"6) {t('fmt.seat', lang, n=6)}" in out.getvalue()
 
@@ -370,7 +372,7 @@ def test_labels_in_every_language() -> None:
     witch = AnyOf(6, [Flag(6, "save"), Target(6, "poison", [1, 2])], conflict="one potion")
     for lang in LANGS:
         agent, out = _agent("2\n", lang)
-        assert agent.choose(game, 6, witch) == {"act": "poison", "target": 2}
+        assert agent.act(seat_view(game, 6, witch)) == {"act": "poison", "target": 2}
         text = out.getvalue()
         assert t("option.act", lang, act=t("act.poison", lang), arg=t("fmt.seat", lang, n=1)) in text
         assert t("option.pass", lang) in text
@@ -379,25 +381,26 @@ def test_labels_in_every_language() -> None:
 def test_interrupts_are_a_quick_yes_or_no() -> None:
     game = _game()
     agent, _ = _agent("\n")
-    assert agent.choose(game, 3, Explode(3, "discussion", None)) == {"act": "explode", "when": "discussion",
+    assert agent.act(seat_view(game, 3, Explode(3, "discussion", None))) == {"act": "explode", "when": "discussion",
                                                                      "value": False}
     agent, _ = _agent("1\n")  # not a yes
     duel = Target(3, "duel", [1, 2, 4], interrupt=True)
-    assert agent.choose(game, 3, duel) == {"act": "duel", "target": None}
+    assert agent.act(seat_view(game, 3, duel)) == {"act": "duel", "target": None}
     agent, _ = _agent("y\n2\n")
-    assert agent.choose(game, 3, duel) == {"act": "duel", "target": 2}
+    assert agent.act(seat_view(game, 3, duel)) == {"act": "duel", "target": 2}
     agent, _ = _agent("是\n2\n", "zh-Hant")  # the white wolf king names the player he takes
-    assert agent.choose(game, 3, Explode(3, "election", [1, 2])) == {"act": "explode", "when": "election", "target": 2}
+    assert agent.act(seat_view(game, 3, Explode(3, "election", [1, 2]))) == {"act": "explode", "when": "election",
+                                                                              "target": 2}
     agent, _ = _agent("")
     with pytest.raises(EOFError):
-        agent.choose(game, 3, duel)
+        agent.act(seat_view(game, 3, duel))
 
 
 def test_live_speech_is_typed() -> None:
     game = _game()
     agent, out = _agent("I checked seat 4: [wolf]\n\n", "zh-Hant")
-    assert agent.choose(game, 2, Speak(2, "discussion")) == {"act": "speak", "text": "I checked seat 4: [wolf]"}
-    assert agent.choose(game, 2, Speak(2, "discussion")) == {"act": "speak", "text": None}
+    assert agent.act(seat_view(game, 2, Speak(2, "discussion"))) == {"act": "speak", "text": "I checked seat 4: [wolf]"}
+    assert agent.act(seat_view(game, 2, Speak(2, "discussion"))) == {"act": "speak", "text": None}
     assert t("prompt.speak", "zh-Hant") in out.getvalue()
 
 
@@ -405,7 +408,9 @@ def test_an_illegal_answer_is_explained_and_asked_again() -> None:
     class Stubborn(TerminalAgent):
         tries = 0
 
-        def choose(self, game: Game, seat: int, decision: Decision) -> Move | None:
+        def act(self, view: SeatView) -> Move | None:
+            decision = view.decision
+            assert decision is not None
             self.tries += 1
             return {"act": decision.act, "target": 99} if self.tries == 1 else decision.options()[0]
 
@@ -413,32 +418,33 @@ def test_an_illegal_answer_is_explained_and_asked_again() -> None:
     d = game.request[0]
     out = io.StringIO()
     human = Stubborn("en", input=io.StringIO(""), output=out)
-    pl.ask(human, game, d.seat, d)
+    pl.ask(human, Host(game), d)
     assert human.tries == 2
     assert "That is not allowed" in out.getvalue()
     with pytest.raises(IllegalMove):
         game.answer(d.seat, d.options()[0])  # answered once, and only once
 
 
-class _Log:
-    """Enough of a game for ``TerminalAgent.update``: a log and a setup."""
-
-    def __init__(self, events: list[Event]) -> None:
-        self.events = events
-        self.setup = Setup("classic")
+def _view(events: list[Event], seat: int) -> SeatView:
+    """A seat's view of a hand-made log (``TerminalAgent.update`` reads nothing else)."""
+    public = [e for e in events if e.to is None]
+    private = [e for e in events if e.to is not None and seat in e.to]
+    at = {id(e): i for i, e in enumerate(events)}
+    return SeatView(seat, "classic", 12, None, "day2", Log(public, [at[id(e)] for e in public], len(public)),
+                    Log(private, [at[id(e)] for e in private], len(private)), 0, 0, None, False, None)
 
 
 def test_a_dead_player_sees_only_the_public_log() -> None:
     agent, out = _agent("")
-    log = _Log([
+    log = _view([
         Event("role", "setup", {"seat": 2, "role": "hunter"}, audience(2)),
         Event("can_shoot", "night1", {"seat": 2, "value": True}, audience(2)),
         Event("death", "day1", {"seat": 2, "cause": "exile"}),
         Event("can_shoot", "night2", {"seat": 2, "value": False}, audience(2)),
         Event("death", "night2", {"seat": 5, "cause": "kill"}, frozenset()),
         Event("exile", "day2", {"seat": 4}),
-    ])
-    agent.update(log, 2)  # type: ignore[arg-type]
+    ], 2)
+    agent.update(log)
     text = out.getvalue()
     assert "The judge signals: you can shoot if you die." in text
     assert "You are out: exiled by the vote." in text
