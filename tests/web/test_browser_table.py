@@ -148,6 +148,23 @@ def test_the_buzz_toggle_is_remembered(browser: Any, server: Server) -> None:  #
     page.context.close()
 
 
+def test_a_face_to_face_night_buzzes_without_a_sound(browser: Any, server: Server) -> None:  # noqa: F811
+    page = phone(browser)
+    page.goto(server.url + "/")
+    page.wait_for_selector("#create")
+    ask = "(v) => { buzzOnMyTurn(v); return [window.__buzzes, window.__beeps]; }"
+    night = {"seat": 4, "phase": "night1", "room": {"mode": "face_to_face"}, "text": {"decisions": [{"act": "kill"}]}}
+    assert page.evaluate(ask, night) == [1, 0]  # vibration only: a beep would show whose role was called
+    assert page.evaluate(ask, night) == [1, 0]  # the same ask buzzes once
+    day = {**night, "phase": "day1", "text": {"decisions": [{"act": "vote"}]}}
+    assert page.evaluate(ask, day) == [2, 1]
+    online = {**night, "phase": "night2", "room": {"mode": "online"}}
+    assert page.evaluate(ask, online) == [3, 2]
+    interrupt = {**day, "phase": "day2", "text": {"decisions": [{"act": "explode", "interrupt": True}]}}
+    assert page.evaluate(ask, interrupt) == [3, 2]  # an offer that stands all day is no turn
+    page.context.close()
+
+
 def test_who_speaks_and_a_lone_choice_are_told(browser: Any, server: Server) -> None:  # noqa: F811
     for lang, want, order in (("en", "Seat 3 · Chen", "alternate"), ("zh-Hant", "3號 · Chen", "相反")):
         page = phone(browser, lang)

@@ -689,6 +689,7 @@ function next() {
 // -- your turn: a beep and a vibration (a toggle in the bar turns them off; the phone remembers) ------
 const BUZZ = { last: "", audio: null };
 window.__buzzes = 0;
+window.__beeps = 0;
 
 function buzzOn() { return localStorage.getItem("ww:buzz") !== "off"; }
 
@@ -710,10 +711,12 @@ function buzzOnMyTurn(v) {
   if (!fresh || !buzzOn() || v.seat === null) return;
   window.__buzzes += 1;
   if (navigator.vibrate) navigator.vibrate([120, 80, 120]);
-  beep();
+  // Face to face at night a beep would tell the table whose role was just called: vibration only.
+  if (!(v.room.mode === "face_to_face" && /^night/.test(v.phase))) beep();
 }
 
 function beep() {
+  window.__beeps += 1;
   try {
     const Ctx = window.AudioContext || window.webkitAudioContext;
     if (!Ctx) return;
