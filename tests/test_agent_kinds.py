@@ -14,6 +14,10 @@ from werewolf.agents.kinds import check_kind, kinds_by_seat, parse_rule, parse_r
 from werewolf.cli import main
 from werewolf.core.errors import SetupError
 
+# `werewolf play` keys a menu by seat number (0 none, letters for the rest; several seats typed as
+# seats): answers that suit every menu sooner or later; a statement prompt takes any line.
+TYPED = "".join(f"{k}\n" for k in [*map(str, range(1, 13)), "0", "a", "1 2", "5 6", "8 9"]) * 300
+
 USER_AGENTS = '''
 from werewolf.agents import Agent
 
@@ -130,7 +134,7 @@ def test_play_seats_other_agents_beside_the_person(tmp_path: Path, monkeypatch: 
     with FakeLLM() as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         result = runner.invoke(main, ["play", "--seed", "4", "--seat", "2", "--agent", "3,4=llm:m", "--agent",
-                                      "wolves=random", "--transcripts", str(tmp_path)], input="1\n" * 5000)
+                                      "wolves=random", "--transcripts", str(tmp_path)], input=TYPED)
         assert result.exit_code == 0, result.output[-2000:]
         assert server.requests  # the LLM seats were asked
     lines = (tmp_path / "play-4.jsonl").read_text().splitlines()

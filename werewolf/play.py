@@ -5,9 +5,10 @@ what its seat may see and asks for its decisions. The bots answer the rest
 through the same ``Agent`` interface; ``BOTS`` names the kinds (heuristic bots,
 who talk, by default).
 
-One-night games are played with live speech: the timed discussion is rounds of
-statements (RULES.md §3.6); the clock is this front end's, and once it has run
-out every open turn of the discussion is declined, which ends it.
+Every game is played with live speech: at each speaking turn the person types a
+statement (an empty line passes) and the bots say theirs. A one-night game's timed
+discussion is rounds of statements (RULES.md §3.6); the clock is this front end's,
+and once it has run out every open turn of the discussion is declined, which ends it.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from rich.console import Console
 from rich.text import Text
 
 from werewolf.agents import Agent, Host, RandomAgent
-from werewolf.agents.heuristic import ONE_NIGHT, HeuristicAgent
+from werewolf.agents.heuristic import HeuristicAgent
 from werewolf.agents.terminal import TerminalAgent
 from werewolf.core.decisions import Decision
 from werewolf.core.errors import IllegalMove, SetupError
@@ -84,8 +85,8 @@ def make_setup(ruleset: str = "classic", deck: str | None = None, players: int |
     if seed is None:
         seed = random.SystemRandom().randrange(1_000_000)
     # No deck: the ruleset's standard deck for ``players`` (12 when not given, for day-and-night rulesets).
-    # A one-night discussion is talked live; day-and-night speaking turns stay the log's events.
-    return Setup(ruleset, seed=seed, deck=parse_deck(deck), players=players, live_speech=ruleset in ONE_NIGHT,
+    # Every speaking turn is live: the person types a statement (or passes), the bots say theirs as text.
+    return Setup(ruleset, seed=seed, deck=parse_deck(deck), players=players, live_speech=True,
                  options=dict(options or {}))
 
 
@@ -138,12 +139,15 @@ def run(setup: Setup, *, seat: int | None = None, lang: str = "en", bots: str = 
     seated, transcript = seat_agents(game, me, others, bots, lang, agents, transcripts)
     host = Host(game, seated)
     talk_clock = TalkClock(clock)
+    offered: set[tuple[str, str, str]] = set()
     intro(human, game, setup, bots)
     while not game.over:
         host.sync()
         for d in list(game.request):
             timed = d.act == "speak" and talk_clock.started(game)
-            if timed and talk_clock.up():
+            if d.seat == me and not once(offered, game, d):
+                game.decline(d)  # an interrupt already offered in this speaking part
+            elif timed and talk_clock.up():
                 if d.seat == me:
                     human.time_up()
                 game.decline(d)
@@ -159,6 +163,20 @@ def run(setup: Setup, *, seat: int | None = None, lang: str = "en", bots: str = 
     if transcript is not None:
         transcript.close()
     return game
+
+
+def once(offered: set[tuple[str, str, str]], game: Game, d: Decision) -> bool:
+    """Whether to ask the person ``d``: an interrupt (a self-destruct, a duel) that the rules offer
+    before every speech is asked once per speaking part of the day, the first time; a terminal has
+    no button to press at any moment, and a y/N before each of eleven speeches would stall the day."""
+    if not d.interrupt:
+        return True
+    context = getattr(d, "context", None) or {}
+    key = (game.phase, d.act, str(context.get("when", "")))
+    if key in offered:
+        return False
+    offered.add(key)
+    return True
 
 
 def seat_agents(game: Game, me: int, others: list[int], bots: str, lang: str, rules: Sequence[str],

@@ -3,7 +3,7 @@
 ``TerminalAgent`` shows its player only what ``Event.visible_to`` allows for
 its seat, narrated in the player's language (``werewolf.i18n``); once the
 player is known to be dead, only the public log. Decisions come as numbered
-menus built from ``Decision.options()``; interrupts (self-destruct, duel) as a
+menus built from ``Decision.options()`` (keyed by seat number; ``menu_keys``); interrupts (self-destruct, duel) as a
 quick y/N. Input and output are plain text streams, so tests can drive it.
 """
 
@@ -47,6 +47,51 @@ def clock_text(seconds: float) -> str:
     """``m:ss``, rounded up: a clock never shows 0:00 while time is left."""
     whole = max(0, int(-(-seconds // 1)))
     return f"{whole // 60}:{whole % 60:02d}"
+
+
+SEAT_ARGS = ("target", "seat")
+
+
+def _letters(i: int) -> str:
+    """``a`` … ``z``, then ``aa``, ``ab`` …: keys for options that name no single seat."""
+    out = ""
+    i += 1
+    while i:
+        i, r = divmod(i - 1, 26)
+        out = chr(ord("a") + r) + out
+    return out
+
+
+def _one_seat(move: Move) -> int | None:
+    """The seat an option names, when it names one seat and nothing else."""
+    args = [(k, v) for k, v in move.items() if k not in ("act", "seat", "when")]
+    if len(args) != 1:
+        return None
+    name, value = args[0]
+    return value if name in SEAT_ARGS and isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _nothing(value: Any) -> bool:
+    """Whether an option's value is doing nothing (no target, no, none of the seats)."""
+    return value is None or value is False or (isinstance(value, tuple) and not value)
+
+
+def menu_keys(decision: Decision, opts: Sequence[Move]) -> list[tuple[str, Move]]:
+    """Each option with the key that chooses it: the seat number for an option naming one seat
+    (so that after a death seat 6 is still 6), ``0`` for doing nothing, letters for the rest."""
+    seats = [_one_seat(o) for o in opts]
+    taken = [s for s in seats if s is not None]
+    out: list[tuple[str, Move]] = []
+    letters = 0
+    for o, seat in zip(opts, seats):
+        if seat is not None and taken.count(seat) == 1:
+            out.append((str(seat), o))
+        elif _nothing(decision.value(o)):
+            out.append(("0", o))
+        else:
+            out.append((_letters(letters), o))
+            letters += 1
+    return out
 
 
 class TerminalAgent(Agent):
@@ -171,37 +216,49 @@ class TerminalAgent(Agent):
                           style="cyan", align="left")
 
     def menu(self, view: SeatView, decision: Decision, opts: Sequence[Move], prompt: str) -> Move:
+        """A menu whose keys are seat numbers where an option names one seat, ``0`` for none and
+        letters for the rest; a choice of several seats is typed as the seats themselves."""
         self.header(view, decision)
         self.console.print(Text(prompt, style="bold"), soft_wrap=True)
-        items = [f"{i}) {self.label(view, decision, o)}" for i, o in enumerate(opts, 1)]
+        several = isinstance(decision, (Pair, Subset))
+        keyed = menu_keys(decision, opts)
+        if several:
+            seats = getattr(decision, "targets", ())
+            self.console.print(self.t("ui.seats_from", seats=self.t("fmt.list_sep").join(
+                self.seat_label(s) for s in seats)), soft_wrap=True)
+            keyed = [(k, o) for k, o in keyed if k == "0"]
+        items = [f"{k}) {self.label(view, decision, o)}" for k, o in keyed]
         if len(items) > LONG_MENU:
             self.console.print(Columns(items, padding=(0, 3)))
         else:
             for item in items:
                 self.console.print(item)
-        several = isinstance(decision, (Pair, Subset))
         if several:
             self.console.print(Text(self.t("ui.seats_hint"), style="dim"), soft_wrap=True)
+        by_key = dict(keyed)
+        keys = self.t("fmt.list_sep").join(k for k, _ in keyed) if keyed else ""
         while True:
-            answer = self.read(self.t("ui.choose", n=len(opts))).strip()
-            if answer.isdigit() and 1 <= int(answer) <= len(opts):
-                return opts[int(answer) - 1]
+            answer = self.read(self.t("ui.choose_seats" if several else "ui.choose")).strip().lower()
+            if answer in by_key:
+                return by_key[answer]
             if several:
                 move = self.seats_move(decision, opts, answer)
                 if move is not None:
                     return move
-            self.console.print(Text(self.t("ui.bad_choice", n=len(opts)), style="red"), soft_wrap=True)
+            self.console.print(Text(self.t("ui.bad_seats" if several else "ui.bad_choice", keys=keys),
+                                    style="red"), soft_wrap=True)
 
     def seats_move(self, decision: Decision, opts: Sequence[Move], answer: str) -> Move | None:
-        """Seat numbers typed for a choice of several seats: ``"3 7"``, ``3,7``, ``3、7``."""
+        """Seat numbers typed for a choice of several seats: ``"3 7"``, ``3,7``, ``3、7`` (one seat
+        alone where fewer may be chosen)."""
         parts = answer.replace(",", " ").replace("、", " ").replace("，", " ").split()
-        if len(parts) < 2 or not all(p.isdigit() for p in parts):
+        if not parts or not all(p.isdigit() for p in parts):
             return None
         want = sorted(int(p) for p in parts)
         arg = getattr(decision, "arg", "targets")
         for o in opts:
             v = o.get(arg)
-            if isinstance(v, list) and sorted(v) == want:
+            if isinstance(v, list) and v and sorted(v) == want:
                 return o
         return None
 
@@ -265,7 +322,8 @@ class TerminalAgent(Agent):
             if act == "save":
                 victim = self.victim(view)
                 if victim is not None:
-                    return self.t("option.save_target", target=self.seat_label(victim))
+                    target = self.t("fmt.yourself") if victim == view.seat else self.seat_label(victim)
+                    return self.t("option.save_target", target=target)
             key = f"option.yes.{act}"
             if has(key, self.lang):
                 return self.t(key)
@@ -277,6 +335,8 @@ class TerminalAgent(Agent):
         if value is None:
             return self.t("fmt.none")
         if name in ("target", "seat"):
+            if value == view.seat:
+                return self.t("fmt.seat_yourself", seat=self.seat_label(value))
             return self.seat_label(value)
         if name == "card":
             return self.card_label(view, value)
