@@ -192,7 +192,36 @@ class Info(dict):  # type: ignore[type-arg]
         return super().keys()
 
 
-class WerewolfEnv(AECEnv):  # type: ignore[misc]
+class SeatSpaces:
+    """What both environments share: a table, its seats as agents, one observation and one action space."""
+
+    t: Table
+
+    def set_table(self, table: Table, render_mode: str | None) -> None:
+        self.t = table
+        self.render_mode = render_mode
+        self.possible_agents = [agent_name(s) for s in range(1, table.players + 1)]
+        n = table.space.n
+        self._action_space = spaces.Discrete(n)
+        self._observation_space = spaces.Dict({
+            "observation": spaces.Box(0.0, np.inf, (table.size,), np.float32),
+            "action_mask": spaces.Box(0, 1, (n,), np.int8),
+        })
+        self.action_ids = table.space.ids  # action i is the option id action_ids[i]
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._observation_space
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._action_space
+
+    @property
+    def game(self) -> Game:
+        """The game (engine side: it holds every role; never hand it to a policy)."""
+        return self.t.game
+
+
+class WerewolfEnv(SeatSpaces, AECEnv):  # type: ignore[misc]
     """One game of a ruleset as a PettingZoo AEC environment (``werewolf.env.env``).
 
     Agents are ``seat_1`` … ``seat_n``; the agent selected is the seat of the next open decision
@@ -211,28 +240,8 @@ class WerewolfEnv(AECEnv):  # type: ignore[misc]
                  options: Mapping[str, Any] | None = None, seed: int | None = None, lang: str | None = "en",
                  players: int | None = None, render_mode: str | None = None) -> None:
         super().__init__()
-        self.t = Table(ruleset, deck, options, seed, lang, players)
-        self.render_mode = render_mode
-        self.possible_agents = [agent_name(s) for s in range(1, self.t.players + 1)]
+        self.set_table(Table(ruleset, deck, options, seed, lang, players), render_mode)
         self._seat = {a: i + 1 for i, a in enumerate(self.possible_agents)}
-        n = self.t.space.n
-        self._action_space = spaces.Discrete(n)
-        self._observation_space = spaces.Dict({
-            "observation": spaces.Box(0.0, np.inf, (self.t.size,), np.float32),
-            "action_mask": spaces.Box(0, 1, (n,), np.int8),
-        })
-        self.action_ids = self.t.space.ids  # action i is the option id action_ids[i]
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self._observation_space
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self._action_space
-
-    @property
-    def game(self) -> Game:
-        """The game (engine side: it holds every role; never hand it to a policy)."""
-        return self.t.game
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self.t.new_game(seed)

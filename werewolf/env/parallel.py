@@ -13,17 +13,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
-from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from werewolf.core.decisions import Decision
-from werewolf.core.game import Game
-from werewolf.env.aec import Table, agent_name
+from werewolf.env.aec import SeatSpaces, Table, agent_name
 from werewolf.env.encoding import ENCODING_VERSION
 
 
-class WerewolfParallelEnv(ParallelEnv):  # type: ignore[misc]
+class WerewolfParallelEnv(SeatSpaces, ParallelEnv):  # type: ignore[misc]
     """One game as a PettingZoo parallel environment (``werewolf.env.parallel_env``); observations,
     masks, infos and rewards as in ``WerewolfEnv``."""
 
@@ -32,28 +29,8 @@ class WerewolfParallelEnv(ParallelEnv):  # type: ignore[misc]
     def __init__(self, ruleset: str = "classic", deck: str | tuple[str, ...] | list[str] | None = None,
                  options: Mapping[str, Any] | None = None, seed: int | None = None, lang: str | None = "en",
                  players: int | None = None, render_mode: str | None = None) -> None:
-        self.t = Table(ruleset, deck, options, seed, lang, players)
-        self.render_mode = render_mode
-        self.possible_agents = [agent_name(s) for s in range(1, self.t.players + 1)]
-        n = self.t.space.n
-        self._action_space = spaces.Discrete(n)
-        self._observation_space = spaces.Dict({
-            "observation": spaces.Box(0.0, np.inf, (self.t.size,), np.float32),
-            "action_mask": spaces.Box(0, 1, (n,), np.int8),
-        })
-        self.action_ids = self.t.space.ids
+        self.set_table(Table(ruleset, deck, options, seed, lang, players), render_mode)
         self.agents: list[str] = []
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self._observation_space
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self._action_space
-
-    @property
-    def game(self) -> Game:
-        """The game (engine side: it holds every role; never hand it to a policy)."""
-        return self.t.game
 
     def _owed(self) -> dict[int, Decision]:
         """Each seat's first open decision, from the serving queue's position on."""
