@@ -54,6 +54,14 @@ class Agent:
     def speak(self, view: SeatView) -> Said:
         return None
 
+    def value_of(self, view: SeatView) -> Any:
+        """The engine value of this agent's answer to ``view.decision``, unchecked: for trusted agents
+        in fast loops (``Host.values``); a move it returns must be legal."""
+        d = view.decision
+        assert d is not None
+        move = self.act(view)
+        return d.default_value() if move is None else d.value(move)
+
 
 class RandomAgent(Agent):
     """Picks uniformly among legal answers (interrupts only rarely). Trusted: answers without views."""
@@ -62,7 +70,13 @@ class RandomAgent(Agent):
         self.rng = rng or random.Random(seed)
 
     def value(self, decision: Decision) -> Any:
+        """A random legal value for ``decision``, without a view (the trusted fast path)."""
         return decision.random_value(self.rng)
+
+    def value_of(self, view: SeatView) -> Any:
+        d = view.decision
+        assert d is not None
+        return d.random_value(self.rng)
 
     def act(self, view: SeatView) -> Move | None:
         d = view.decision
@@ -249,6 +263,13 @@ class Host:
             self.game.decline(decision)
         else:
             self.game.answer(decision.seat, move)
+
+    def values(self, agent: Agent) -> list[Any]:
+        """``agent``'s values for every decision of the open request, each from its seat's view, unchecked
+        (``Agent.value_of``): the simulations' loop, answered at once with ``Game.answer_all``."""
+        self.sync()
+        view = self.view
+        return [agent.value_of(view(d.seat, d)) for d in self.game.request]
 
     def run(self) -> Game:
         """Play the game to its end."""

@@ -1398,7 +1398,7 @@ class HeuristicAgent(Agent):
             return [Act(m.seat, "defend")]
         return []
 
-    def value(self, view: SeatView) -> Any:
+    def value_of(self, view: SeatView) -> Any:
         """The engine value of this bot's answer to ``view.decision``, unchecked (trusted, fast loops)."""
         d = view.decision
         assert d is not None
