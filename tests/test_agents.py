@@ -261,3 +261,18 @@ def test_the_readmes_own_agent_example_runs() -> None:
     exec(compile(code.group(1), "README.md", "exec"), scope)  # noqa: S102 - our own README
     game = scope["game"]
     assert isinstance(game, Game) and game.over
+
+
+def test_statements_sit_right_after_their_speaking_turn() -> None:
+    for seed in range(4):
+        host = Host(Game(Setup("classic", players=12, seed=seed)), default=HeuristicAgent(random.Random(seed)))
+        host.run()
+        turn: Event | None = None
+        said = 0
+        for e in host.public:
+            if e.type == "statement":
+                assert turn is not None and turn.data["seat"] == e.data["seat"], e.data
+                said += 1
+            else:
+                turn = e if e.type in ("speech", "last_words") else None
+        assert said == len(host.talk.acts) > 0
