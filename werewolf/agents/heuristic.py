@@ -475,6 +475,8 @@ class Mind:
             self.seen.append(e)
         handler = _MIND.get(e.type)
         if handler is not None:
+            if e.type == "victim":  # the night it was told, whenever the mind reads it (not the board's night)
+                self.victim_night = int(e.phase[5:]) if e.phase.startswith("night") else self.board.night
             handler(self, e.data)
             self.version += 1
 
@@ -508,7 +510,6 @@ class Mind:
 
     def _victim(self, d: dict[str, Any]) -> None:
         self.victim = d.get("target")
-        self.victim_night = self.board.night
         for s in d.get("targets") or ([d["target"]] if d.get("target") is not None else []):
             self.victims.add(s)
 
