@@ -141,10 +141,11 @@ class Player:
         self.conn = Conn(u.hostname or "127.0.0.1", u.port or 80)
 
     async def run(self) -> None:
-        ws_url = self.base.replace("http", "ws", 1) + f"/api/rooms/{self.room}/ws?token={self.token}"
+        ws_url = self.base.replace("http", "ws", 1) + f"/api/rooms/{self.room}/ws"
+        protocols: Any = ["werewolf", f"token.{self.token}"]  # the token in a header, not in the URL
         try:
             async with websockets.connect(ws_url, max_size=None, open_timeout=60, ping_interval=None,
-                                          compression=None) as ws:
+                                          compression=None, subprotocols=protocols) as ws:
                 reader = asyncio.create_task(self.read(ws))
                 try:
                     await self.answer_loop()
@@ -279,8 +280,12 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--connections", type=int, default=200, help="HTTP connections of the load client")
     ap.add_argument("--timeline", action="store_true", help="also print the latency per 10-second window")
-    ap.add_argument("--url", default=None, help="a running server (loopback only); default: start one")
+    ap.add_argument("--url", default=None, help="a running server (loopback only; start it with --limits off, or "
+                                                "its rate limits refuse most rooms); default: start one")
     ap.add_argument("--database", default=None, help="the started server's database (default: a temporary SQLite)")
+    ap.add_argument("--pace", type=float, nargs=2, default=None, metavar=("MIN", "MAX"),
+                    help="the started server's --pace: seconds each night step lasts (default: the server's, "
+                         "4 9; 0 0 plays the nights as fast as the players answer, as before pacing)")
     args = ap.parse_args()
     if args.rooms > 1000 or args.seconds > 1800:
         sys.exit("bounded: at most 1000 rooms and 1800 seconds")
@@ -293,7 +298,9 @@ def main() -> None:
         tmp = tempfile.TemporaryDirectory()
         db = args.database or os.path.join(tmp.name, "load.sqlite")
         server = subprocess.Popen([sys.executable, "-m", "werewolf.cli", "serve", "--host", "127.0.0.1",
-                                   "--port", str(port), "--database", db, "--timeout", "0"],
+                                   "--port", str(port), "--database", db, "--timeout", "0",
+                                   "--limits", "off",  # 200 rooms from one address: no rate limits
+                                   *(["--pace", *map(str, args.pace)] if args.pace else [])],
                                   cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         base = f"http://127.0.0.1:{port}"
         for _ in range(300):

@@ -41,6 +41,8 @@ def run(code_or_args: list[str], compiled: Path | None, cwd: Path = ROOT) -> str
     """Run Python code or a script on the compiled engine (``compiled``: its environment's interpreter) or not."""
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
+    if compiled is None:  # this tree's sources, whatever an editable install of the interpreter points at
+        env["PYTHONPATH"] = str(ROOT)
     interpreter = str(compiled) if compiled is not None else sys.executable
     done = subprocess.run([interpreter, *code_or_args], cwd=cwd, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]

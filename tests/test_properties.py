@@ -24,6 +24,7 @@ from werewolf.core.game import Game, Setup
 from werewolf.core.views import view, visible_events
 from werewolf.roles import ROLES
 from werewolf.rulesets import MODULES, get_ruleset
+from werewolf.rulesets.options import accepted
 from werewolf.rulesets.wechat import BASE_ROLES, EXPANSIONS, GROUPS
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
@@ -112,6 +113,7 @@ def check_ended(game: Game) -> None:
         assert types.count("game_over") == 1
         over = game.events[types.index("game_over")]
         assert (over.data["teams"], over.data["seats"]) == (list(game.result[0]), list(game.result[1]))
+        assert over.data["seats"] or not over.data["teams"], "a winning team names none of its seats"
         assert "stopped" not in types
     else:
         assert game.table.stopped and types[-1] == "stopped"
@@ -225,11 +227,10 @@ def test_random_game_onenight_custom_deck(name: str, data: Any, seed: int, agent
 DAYNIGHT_OPTIONS: dict[str, Any] = {
     "sheriff": st.booleans(), "sheriff_vote_weight": st.sampled_from([1, 1.5, 2]),
     "sheriff_day": st.integers(1, 3), "sheriff_before_announcement": st.booleans(),
-    "sheriff_registration": st.sampled_from(["night1_hands", "dawn", "day"]),
     "campaign_order": st.sampled_from(["coin", "lowest_first", "highest_first"]),
     "sheriff_electorate": st.sampled_from(["non_candidates", "all_living"]),
     "sheriff_tie": st.sampled_from(["pk_then_none", "none"]),
-    "sheriff_self_destruct": st.sampled_from(["postpone_once", "lose_badge", None]),
+    "sheriff_self_destruct": st.sampled_from(["postpone_once", "lose_badge"]),
     "badge_on_death": st.sampled_from(["pass_or_tear", "must_pass"]),
     "speech_without_sheriff": st.sampled_from(["clock_deaths", "last_dead_coin"]),
     "last_words": st.sampled_from(["first_night_and_days", "ff_standard", "wolf_quota"]),
@@ -253,7 +254,8 @@ DAYNIGHT_OPTIONS: dict[str, Any] = {
 @given(data=st.data(), seed=SEEDS, agent_seed=SEEDS)
 def test_random_game_with_random_options(name: str, data: Any, seed: int, agent_seed: int) -> None:
     deck = data.draw(st.sampled_from(sorted(get_ruleset(name).decks())), label="deck")
-    options = data.draw(st.fixed_dictionaries({}, optional=DAYNIGHT_OPTIONS), label="options")
+    optional = {k: v for k, v in DAYNIGHT_OPTIONS.items() if k in accepted(name)}  # the others are refused
+    options = data.draw(st.fixed_dictionaries({}, optional=optional), label="options")
     check_game(Setup(name, deck=deck, seed=seed, options=options), agent_seed)
 
 

@@ -109,6 +109,18 @@ def test_row32_bear_roars_first_in_classic_after_the_deaths_in_wechat() -> None:
     assert roars == [True]
 
 
+@pytest.mark.parametrize("ruleset", ["classic", "wechat"])
+def test_row32_bear_announce_is_honoured_by_both_rulesets(ruleset: str) -> None:
+    """The option moves the bear line, whichever ruleset's default it overrides."""
+    seats = ["werewolf", "bear_tamer", "villager", "werewolf", "witch", "hunter", "villager", "werewolf", "seer"]
+    moves = {"night1": [{"seat": 1, "act": "kill", "target": 7}]}
+    base = {"expansions": ["bear_tamer"]} if ruleset == "wechat" else {}
+    for when in ("day_start", "after_deaths"):
+        types = [e.type for e in run(ruleset, seats, moves, options={**base, "bear_announce": when})
+                 if e.phase == "day1"]
+        assert (types.index("bear") < types.index("announce")) == (when == "day_start"), (ruleset, when, types)
+
+
 def test_row9_sheriff_direction_must_alternate() -> None:
     moves = {"day1": [{"seat": 5, "act": "run"}, {"seat": 5, "act": "order", "direction": "clockwise"}],
              "day2": [{"seat": 5, "act": "order", "direction": "clockwise"}]}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 import click
 
@@ -51,9 +52,8 @@ def script(file: str, check: bool) -> None:
 @main.command()
 @click.option("--ruleset", "-r", default=None, help="Only this ruleset.")
 def decks(ruleset: str | None) -> None:
-    """List every deck (standard decks, advanced decks, presets) with its roles."""
-    from collections import Counter
-
+    """List every deck (standard decks, advanced decks, presets) with its roles, as --deck accepts them."""
+    from werewolf.play import deck_spec
     from werewolf.rulesets import MODULES, get_ruleset
 
     for name in [ruleset] if ruleset else list(MODULES):
@@ -65,8 +65,7 @@ def decks(ruleset: str | None) -> None:
             continue
         click.echo(f"{name}:")
         for deck_id, roles in rs.decks().items():
-            counts = Counter(roles)
-            desc = ", ".join(f"{r}×{c}" if c > 1 else r for r, c in counts.items())
+            desc = deck_spec(roles)  # the id and this list are both accepted by --deck
             click.echo(f"  {deck_id:<28} {len(roles):>2} cards  {desc}")
 
 
@@ -108,15 +107,26 @@ def play_command(ruleset: str, deck: str | None, players: int | None, seat: int 
               help="A SQLite file, or a database URL such as postgresql://user:pass@host/db.")
 @click.option("--timeout", type=float, default=600.0, show_default=True,
               help="Seconds a player has for a decision before its default is taken (0: wait for ever).")
-@click.option("--public-url", default=None, help="The address phones use (for join links and QR codes).")
+@click.option("--public-url", default=None,
+              help="The address phones use (join links and QR codes); default: this machine's address on "
+                   "its network, with --port.")
 @click.option("--keep-finished", type=click.FloatRange(min=0), default=30.0, show_default=True, metavar="MINUTES",
               help="Minutes a finished game stays in memory after its end or its last request; then it is "
                    "replayed from the database when asked for (nothing is lost).")
 @click.option("--lobby-hours", type=click.FloatRange(min=0), default=24.0, show_default=True, metavar="HOURS",
               help="Hours a room nobody started lives after its creation or its last join; then it is closed "
                    "(its link answers 410 expired) (0: lobbies never expire).")
+@click.option("--limits", default=None, metavar="LIMITS",
+              help="Body size and per-address rate limits: 'off' (no rate limits), or pairs such as "
+                   "'create=20/minute,join=60/minute,auth=30/minute,body=65536' (the defaults).")
+@click.option("--log-level", type=click.Choice(["critical", "error", "warning", "info", "debug", "trace"]),
+              default="info", show_default=True, help="How much the server logs (tokens never appear).")
+@click.option("--pace", type=(float, float), default=(4.0, 9.0), show_default=True, metavar="MIN MAX",
+              help="Seconds every night step lasts, drawn between MIN and MAX, whether its role is played, "
+                   "dead or absent (so that timing tells nothing); a room may set its own.")
 def serve_command(host: str, port: int, database: str, timeout: float, public_url: str | None,
-                  keep_finished: float, lobby_hours: float) -> None:
+                  keep_finished: float, lobby_hours: float, limits: str | None, log_level: str,
+                  pace: tuple[float, float]) -> None:
     """Serve the web app: rooms, phones, the spoken moderator, the JSON API (/docs)."""
     try:
         import fastapi  # noqa: F401
@@ -124,11 +134,61 @@ def serve_command(host: str, port: int, database: str, timeout: float, public_ur
         import uvicorn  # noqa: F401
 
         from werewolf.web import serve
+        from werewolf.web.pacing import Pace
     except ImportError as err:
         _fail(f"the web app needs its extra: pip install -e '.[web]' ({err})")
         return
+    if limits is not None:
+        from werewolf.web.limits import Limits
+
+        try:
+            Limits.parse(limits)
+        except ValueError as err:
+            _fail(f"--limits: {err}")
+    try:
+        Pace(*pace)
+    except ValueError as err:
+        _fail(f"--pace: {err}")
+        return
     serve(host=host, port=port, database=database, timeout=timeout, public_url=public_url,
-          keep_finished=keep_finished * 60, lobby_idle=lobby_hours * 3600)
+          keep_finished=keep_finished * 60, lobby_idle=lobby_hours * 3600, limits=limits, log_level=log_level,
+          pace=pace)
+
+
+@main.command("options")
+@click.option("--ruleset", "-r", default=None, help="Only the options this ruleset accepts.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable: a JSON list of options.")
+def options_command(ruleset: str | None, as_json: bool) -> None:
+    """List every rule option: type, allowed values, default per ruleset, and the rule it comes from."""
+    from werewolf.rulesets import MODULES
+    from werewolf.rulesets.options import describe
+
+    if ruleset is not None and ruleset not in MODULES:
+        _fail(f"unknown ruleset {ruleset!r} (known: {', '.join(MODULES)})")
+    rows = [o for o in describe() if ruleset is None or ruleset in o["accepted_by"]]
+    if as_json:
+        click.echo(json.dumps(rows, ensure_ascii=False, indent=1))
+        return
+    rulesets = [ruleset] if ruleset else list(MODULES)
+
+    def shown(o: dict[str, Any], r: str) -> str:
+        if r not in o["accepted_by"]:
+            return "not accepted"
+        value = o["defaults"][r]
+        if isinstance(value, list):
+            return ",".join(map(str, value)) or "[]"
+        return value if isinstance(value, str) else json.dumps(value)
+
+    head = ["option", "type", "allowed values"] + [f"default ({r})" if ruleset else r for r in rulesets] + ["rule"]
+    table = [[o["name"], o["type"], o["allowed"]] + [shown(o, r) for r in rulesets] + [o["source"]] for o in rows]
+    widths = [max(len(str(row[i])) for row in [head] + table) for i in range(len(head) - 1)]
+    for row in [head] + table:
+        click.echo("  ".join(str(c).ljust(w) for c, w in zip(row, widths)) + "  " + str(row[-1]))
+    click.echo(f"\n{len(rows)} options" + (" (an option not accepted is refused at setup)" if not ruleset else
+                                            f" accepted by {ruleset}; the others are refused at setup"))
+    if ruleset is None or ruleset == "facetoface":
+        click.echo("facetoface: null for cupid_double_wolf_team and preset means the deck's preset decides "
+                   "(RULES.md §5.2); a preset also fixes win_mode and witch_self_save unless they are given.")
 
 
 def _fail(message: str) -> None:
@@ -138,7 +198,8 @@ def _fail(message: str) -> None:
 
 @main.command()
 @click.option("--ruleset", "-r", default="classic", show_default=True, help="The ruleset.")
-@click.option("--deck", "-d", default=None, help="A deck id (see `werewolf decks`) or comma-separated role ids.")
+@click.option("--deck", "-d", default=None,
+              help="A deck id (see `werewolf decks`) or comma-separated role ids, role*N for N of a role.")
 @click.option("--players", "-n", type=int, default=None, help="Players of the standard deck (when no --deck).")
 @click.option("--options", default=None, help='Rule options as a JSON object, e.g. \'{"sheriff": false}\'.')
 @click.option("--bots", default="random", show_default=True,
@@ -153,16 +214,136 @@ def _fail(message: str) -> None:
 @click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
               help="Where games run: this machine's processes, or Ray.")
 @click.option("--address", default=None, help="An existing Ray cluster's address (with --backend ray).")
+@click.option("--report", "html_report", default=None, metavar="FILE.html",
+              help="Write one self-contained HTML page: the setup, the tables, the charts.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def simulate(ruleset: str, deck: str | None, players: int | None, options: str | None, bots: str, games: int,
              seed: int, jobs: int, out: str | None, plot: str | None, logs: str | None, backend: str,
-             address: str | None, quiet: bool) -> None:
-    """Play many games between bots and report win rates, game lengths, deaths and rules fired."""
+             address: str | None, html_report: str | None, quiet: bool) -> None:
+    """Play many games between bots and report win rates, each role's wins and survival, the powers used,
+    game lengths, deaths and rules fired.
+
+    The rate in games per second (the progress bar's and the headline's alike) counts the games' time
+    only; the start-up of the workers (Ray's, or the process pool's) is shown apart.
+    """
     from werewolf.sim import command
 
     try:
         config = command.make_config(ruleset, deck, players, options, bots, games, seed, jobs, backend, address)
-        status = command.run(config, out=out, plot=plot, logs=logs, quiet=quiet)
+        status = command.run(config, out=out, plot=plot, logs=logs, quiet=quiet, html_report=html_report)
+    except WerewolfError as err:
+        _fail(str(err))
+    sys.exit(status)
+
+
+@main.command("compare")
+@click.option("--ruleset", "-r", default="classic", show_default=True, help="The ruleset (shared by every variant).")
+@click.option("--deck", "-d", "decks", multiple=True,
+              help="A deck (id, or role ids with role*N); repeat it to compare decks.")
+@click.option("--options", "options_list", multiple=True,
+              help='Rule options as a JSON object; repeat it to compare option sets.')
+@click.option("--variant", "-v", "variants", multiple=True, metavar="SPEC",
+              help="One variant as key=value pairs separated by ';': deck=..., options={...}, players=N, "
+                   "name=... (keys not given come from --deck/--options/--players). Repeat it.")
+@click.option("--players", "-n", type=int, default=None, help="Players of the standard deck (when no deck).")
+@click.option("--bots", default="heuristic", show_default=True, help="As for `werewolf simulate`.")
+@click.option("--games", "-g", type=int, default=1000, show_default=True,
+              help="Games per variant (without --precision).")
+@click.option("--precision", type=float, default=None, metavar="W",
+              help="Play batches of games until every interval (each win rate, each difference) is narrower "
+                   "than W, e.g. 0.05 for 5 points; then --games is not used.")
+@click.option("--max-games", type=int, default=20000, show_default=True, help="With --precision: at most this "
+              "many games per variant.")
+@click.option("--batch", type=int, default=500, show_default=True,
+              help="With --precision: games per variant between two looks at the intervals.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Game i of every variant is seeded from (seed, i).")
+@click.option("--jobs", "-j", type=int, default=1, show_default=True, help="Worker processes (or Ray CPUs).")
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True)
+@click.option("--address", default=None, help="An existing Ray cluster's address (with --backend ray).")
+@click.option("--out", "outs", multiple=True, help="Write the results to FILE (.json or .csv); may be repeated.")
+@click.option("--plot", default=None, help="Draw the win rates and the differences to FILE (PNG).")
+@click.option("--report", "html_report", default=None, metavar="FILE.html", help="One self-contained HTML page.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def compare_command(ruleset: str, decks: tuple[str, ...], options_list: tuple[str, ...], variants: tuple[str, ...],
+                    players: int | None, bots: str, games: int, precision: float | None, max_games: int, batch: int,
+                    seed: int, jobs: int, backend: str, address: str | None, outs: tuple[str, ...],
+                    plot: str | None, html_report: str | None, quiet: bool) -> None:
+    """Compare decks or rule options on the same seeds: each variant's win rates, the difference against the
+    first with its 95% interval, and a verdict.
+
+    \b
+    Variants, the first being the baseline:
+      --deck A --deck B                   one variant per deck
+      --options '{...}' --options '{...}' one per option set (both repeated: every deck with every set)
+      --variant 'deck=c12_wolfking_guard'
+      --variant 'deck=c12_wolfking_guard;options={"witch_self_save":"never"};name=no self-save'
+
+    Game i of every variant is dealt and played from the same seed, so the differences are paired
+    (Newcombe's interval for paired proportions). A variant whose every game is identical, event for
+    event, to the first's on the same seed is flagged: what it changes never came into play.
+    """
+    from werewolf.sim import command
+
+    status = 2
+    try:
+        base = command.make_config(ruleset, decks[0] if len(decks) == 1 else None, players,
+                                   options_list[0] if len(options_list) == 1 else None, bots, games, seed, jobs,
+                                   backend, address)
+        status = command.compare(base, decks if len(decks) > 1 else (), options_list if len(options_list) > 1 else (),
+                                 variants, precision=precision, max_games=max_games, batch=batch, outs=outs,
+                                 plot=plot, html_report=html_report, quiet=quiet)
+    except WerewolfError as err:
+        _fail(str(err))
+    sys.exit(status)
+
+
+@main.command("balance")
+@click.option("--ruleset", "-r", default="classic", show_default=True, help="The ruleset.")
+@click.option("--deck", "-d", default=None, help="The deck the swaps start from (id, or role ids with role*N).")
+@click.option("--swap", "swaps", multiple=True, metavar="OUT:IN",
+              help="A candidate: the deck with one OUT card replaced by IN (OUT: removes, :IN adds). Repeat it.")
+@click.option("--candidate", "-c", "decks", multiple=True, metavar="DECK", help="A candidate deck. Repeat it.")
+@click.option("--players", "-n", type=int, default=None, help="Players of the standard deck (when no deck).")
+@click.option("--options", default=None, help="Rule options as a JSON object, for every candidate.")
+@click.option("--bots", default="heuristic", show_default=True, help="As for `werewolf simulate`.")
+@click.option("--precision", type=float, default=0.08, show_default=True, metavar="W",
+              help="Stop once the candidates left are each known within W (interval width), e.g. 0.08.")
+@click.option("--max-games", type=int, default=5000, show_default=True, help="At most this many games a candidate.")
+@click.option("--batch", type=int, default=200, show_default=True, help="Games a candidate between two looks.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Game i of every candidate is seeded from "
+              "(seed, i).")
+@click.option("--jobs", "-j", type=int, default=1, show_default=True, help="Worker processes (or Ray CPUs).")
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True)
+@click.option("--address", default=None, help="An existing Ray cluster's address (with --backend ray).")
+@click.option("--out", "outs", multiple=True, help="Write the ranking to FILE (.json or .csv); may be repeated.")
+@click.option("--plot", default=None, help="Draw the candidates' win rates to FILE (PNG).")
+@click.option("--report", "html_report", default=None, metavar="FILE.html", help="One self-contained HTML page.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def balance_command(ruleset: str, deck: str | None, swaps: tuple[str, ...], decks: tuple[str, ...],
+                    players: int | None, options: str | None, bots: str, precision: float, max_games: int,
+                    batch: int, seed: int, jobs: int, backend: str, address: str | None, outs: tuple[str, ...],
+                    plot: str | None, html_report: str | None, quiet: bool) -> None:
+    """Rank candidate decks by how close the village's win rate comes to 50%, and say which differences are real.
+
+    \b
+    Candidates: --deck D with --swap OUT:IN (the deck itself and one candidate per swap), and/or --candidate DECK.
+      werewolf balance --deck c12_wolfking_guard --swap hunter:idiot --swap villager:knight
+
+    The search is successive elimination: every candidate still in contention plays the next --batch
+    games (the same seeds for all); one is eliminated once its interval for |village win rate - 50%| lies
+    wholly beyond the leader's. The intervals are Wilson intervals Bonferroni-corrected over every candidate
+    and every look, so they hold all together at 95%: an elimination is a real difference, and the candidates
+    left could not be told apart. It stops when one is left, when those left are each known within
+    --precision, or at --max-games.
+    """
+    from werewolf.sim import command
+
+    status = 2
+    try:
+        base = command.make_config(ruleset, deck, players, options, bots, 1, seed, jobs, backend, address)
+        status = command.balance(base, swaps, decks, precision=precision, max_games=max_games, batch=batch,
+                                 outs=outs, plot=plot, html_report=html_report, quiet=quiet)
     except WerewolfError as err:
         _fail(str(err))
     sys.exit(status)

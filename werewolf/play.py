@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TextIO
 
 from rich.console import Console
@@ -48,12 +49,33 @@ DEFAULT_BOTS = "heuristic"
 
 
 def parse_deck(deck: str | None) -> str | tuple[str, ...] | None:
-    """A deck id (``c12_bomber``), or role ids separated by commas (``werewolf,seer,...``)."""
+    """A deck id (``c12_bomber``), or role ids separated by commas (``werewolf*4,seer,...``).
+
+    A role may carry a count: ``werewolf*4`` or ``werewolf×4`` stands for four werewolves
+    (the form ``werewolf decks`` prints).
+    """
     if deck is None or not deck.strip():
         return None
-    if "," in deck:
-        return tuple(r.strip() for r in deck.split(",") if r.strip())
-    return deck.strip()
+    if "," not in deck and "*" not in deck and "×" not in deck:
+        return deck.strip()
+    roles: list[str] = []
+    for part in (p.strip() for p in deck.split(",")):
+        if not part:
+            continue
+        role, star, count = (s.strip() for s in part.replace("×", "*").partition("*"))
+        if not star:
+            roles.append(role)
+            continue
+        if not role or not count.isdigit() or int(count) < 1:
+            raise SetupError(f"bad deck entry {part!r}: write a role id, or role*N with N a whole number from 1")
+        roles.extend([role] * int(count))
+    return tuple(roles)
+
+
+def deck_spec(roles: Iterable[str]) -> str:
+    """The deck as ``parse_deck`` reads it: ``werewolf*4,seer,witch,...`` (each role once, in first-seen order)."""
+    counts = Counter(roles)
+    return ",".join(f"{r}*{c}" if c > 1 else r for r, c in counts.items())
 
 
 def make_setup(ruleset: str = "classic", deck: str | None = None, players: int | None = None,

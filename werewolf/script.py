@@ -195,6 +195,10 @@ def _role_reason(game: Game, table: Any, p: Any, phase: str, act: str,
     if act == "badge":
         return f"seat {seat} does not hold the badge when dying"
     if _died_before(game.events, seat, phase):
+        night = "night" + phase[3:] if phase.startswith("day") else ""
+        if act == "run" and p.death_phase == night and not getattr(table.opts, "sheriff_before_announcement", True):
+            return (f"seat {seat} died in {night}, and the election follows the death announcement "
+                    "(sheriff_before_announcement=false)")
         return f"seat {seat} is dead: dead players cannot {act}"
     roles = NIGHT_ACTS.get(act)
     if roles and phase.startswith("night") and p.role not in roles and p.dealt not in roles:
@@ -222,9 +226,15 @@ def _role_reason(game: Game, table: Any, p: Any, phase: str, act: str,
             return "a candidate who withdrew cannot vote in the sheriff election"
         if ran and getattr(table.opts, "sheriff_electorate", "") == "non_candidates":
             return "candidates do not vote in the sheriff election (sheriff_electorate=non_candidates)"
+        tie_rule = getattr(table.opts, "sheriff_tie", "pk_then_none")
+        if act == "sheriff_pk_vote" and tie_rule != "pk_then_none":
+            return f"a tied sheriff election has no PK vote here (sheriff_tie={tie_rule})"
         if not any(e.type == "votes" and e.data.get("round") == act for e in here):
             return "no sheriff vote was held (too few candidates, or none)"
     if act == "pk_vote":
+        tie_rule = getattr(table.opts, "exile_tie", "pk_then_none")
+        if tie_rule != "pk_then_none":
+            return f"a tied exile vote has no PK vote here (exile_tie={tie_rule})"
         return "only players outside the PK vote in it, and only after a tied vote"
     if p.role == "witch" and act in ("save", "poison"):
         return _witch_reason(game, table, p, phase, act, same_phase)

@@ -17,6 +17,14 @@ import httpx
 import pytest
 
 
+@pytest.fixture(autouse=True)
+def unpaced(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rooms of these tests play their night steps at once (pace [0, 0]) unless a test sets a pace."""
+    from werewolf.web import pacing
+
+    monkeypatch.setattr(pacing, "DEFAULT_PACE", pacing.Pace(0.0, 0.0))
+
+
 def pytest_configure(config: Any) -> None:
     # starlette's TestClient asks for httpx2; httpx is what the project uses.
     config.addinivalue_line("filterwarnings", "ignore:Using `httpx` with")
@@ -31,8 +39,10 @@ def client(tmp_path: Path) -> Iterator[Any]:
     from fastapi.testclient import TestClient
 
     from werewolf.web import create_app
+    from werewolf.web.limits import Limits
 
-    with TestClient(create_app(str(tmp_path / "test.sqlite"), timeout=0)) as c:
+    # No rate limits here (tests create rooms by the dozen); tests/web/test_edge.py tests them.
+    with TestClient(create_app(str(tmp_path / "test.sqlite"), timeout=0, limits=Limits.off())) as c:
         yield c
 
 
@@ -49,22 +59,30 @@ def free_port() -> int:
 class Server:
     """``werewolf serve`` in a child process on a loopback port."""
 
-    def __init__(self, database: str, port: int | None = None, timeout: float = 0) -> None:
+    def __init__(self, database: str, port: int | None = None, timeout: float = 0, limits: str = "off",
+                 log: Path | None = None, log_level: str = "info") -> None:
         self.database = database
         self.port = port or free_port()
         self.timeout = timeout
+        self.limits = limits  # no rate limits by default: tests create rooms by the dozen
+        self.log = log  # a file for everything the server writes (stdout and stderr)
+        self.log_level = log_level
         self.proc: subprocess.Popen[bytes] | None = None
         self.url = f"http://127.0.0.1:{self.port}"
 
     def start(self) -> Server:
+        out: Any = open(self.log, "ab") if self.log is not None else None  # noqa: SIM115 (the child holds it)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "werewolf.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port),
-             "--database", self.database, "--timeout", str(self.timeout)],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+             "--database", self.database, "--timeout", str(self.timeout), "--limits", self.limits,
+             "--log-level", self.log_level, "--pace", "0", "0"],
+            cwd=ROOT, stdout=out or subprocess.DEVNULL, stderr=out or subprocess.PIPE)
+        if out is not None:
+            out.close()
         deadline = time.time() + 30
         while time.time() < deadline:
             if self.proc.poll() is not None:
-                err = self.proc.stderr.read().decode() if self.proc.stderr else ""
+                err = self.proc.stderr.read().decode() if self.proc.stderr else self.log.read_text() if self.log else ""
                 raise RuntimeError(f"the server exited: {err}")
             try:
                 if httpx.get(self.url + "/api/decks", timeout=1).status_code == 200:

@@ -277,3 +277,27 @@ def test_two_phones_talk_with_bots_until_ready_then_vote(browser: Any, server: S
     for p in pages:
         assert p.locator("#result table.roles tr").count() == 5
         p.context.close()
+
+
+def test_a_fixed_deal_is_marked_on_every_screen(browser: Any, server: Server) -> None:
+    import httpx
+
+    fixed = httpx.post(server.url + "/api/rooms", json={"ruleset": "classic", "deck": "classic9", "seed": 7,
+                                                        "bots": list(range(2, 10))}).json()
+    fair = httpx.post(server.url + "/api/rooms", json={"ruleset": "classic", "deck": "classic9"}).json()
+    page = phone(browser, "zh-Hant")
+    page.goto(f"{server.url}/r/{fair['room']}")
+    page.wait_for_selector("#join")
+    assert not page.locator("#fixed").is_visible()
+    page.goto(f"{server.url}/r/{fixed['room']}")  # the join screen
+    page.wait_for_selector("#fixed:visible")
+    assert page.locator("#fixed").inner_text() == "指定發牌"
+    page.fill("#name", "Chen")
+    page.click("#join")
+    page.wait_for_selector("text=Chen")  # the lobby
+    assert page.locator("#fixed").is_visible()
+    httpx.post(f"{server.url}/api/rooms/{fixed['room']}/start", headers={"Authorization": "Bearer "
+                                                                          + fixed["host_token"]})
+    page.wait_for_selector("#role")  # the game
+    assert page.locator("#fixed").is_visible()
+    shot(page, "fixed-deal-badge")

@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
+from werewolf.core.errors import SetupError
 from werewolf.roles import FACETOFACE_ROLES
 from werewolf.rulesets.daynight import night as N
 from werewolf.rulesets.daynight.moderator import Moderator
@@ -81,15 +82,21 @@ class FaceToFaceRuleset(DayNightRuleset):
 
     def adjust_options(self, opts: DayNightOptions, deck: list[str],
                        overrides: Mapping[str, Any] | None) -> DayNightOptions:
-        """The preset a deck matches fixes 屠城/屠邊, cupid's team and the witch's self-save."""
-        if opts.win_mode != "preset":
-            return opts
+        """The preset a deck matches fixes 屠城/屠邊, cupid's team and the witch's self-save.
+
+        An option given by name wins over its preset's value; the preset's other rules still hold.
+        """
         pid = opts.preset or preset_of(deck)
+        if pid is not None and pid not in PRESETS:
+            raise SetupError(f"unknown facetoface preset {pid[:40]!r} for the option 'preset' "
+                             f"(known: {', '.join(PRESETS)})")
         rules: dict[str, Any] = dict(NO_PRESET)
         if pid is not None:
             rules.update({"witch_self_save": "never"}, **PRESETS[pid][1])
-        given = set(overrides or {})
-        return dataclasses.replace(opts, preset=pid, **{k: v for k, v in rules.items() if k not in given})
+        given = {k for k, v in (overrides or {}).items() if not (k == "win_mode" and v == "preset")}
+        opts = dataclasses.replace(opts, preset=pid, **{k: v for k, v in rules.items() if k not in given})
+        self.check_tie_priority(opts, deck)
+        return opts
 
 
 RULESET = FaceToFaceRuleset(

@@ -183,7 +183,9 @@ class WechatModerator(Moderator):
         cupid = t.p(t.cupid)
         if a.faction == b.faction:
             t.lovers_mixed = False
-            cupid.faction = a.faction
+            # Two wolves: cupid goes with them unless the table plays cupid_double_wolf_team="good".
+            double_wolf_good = a.faction == "wolf" and t.opts.cupid_double_wolf_team == "good"
+            cupid.faction = "good" if double_wolf_good else a.faction
             return
         t.lovers_mixed = True
         for q in (a, b):
@@ -233,11 +235,13 @@ class WechatModerator(Moderator):
             if q.role == "rusty_knight" and cause != "widow":
                 self.rusty_wound(q)
         self.close_chains(batch)
-        yield from self.batch_done(batch)
-        if n.poison is not None and t.p(n.poison).alive:
+        if t.opts.wolf_kill_first:  # 狼刀在先: the win is checked before the poison lands
+            yield from self.batch_done(batch)
             batch = []
+        if n.poison is not None and t.p(n.poison).alive:
             self.die(t.p(n.poison), "poison", batch)
             self.close_chains(batch)
+        if batch or not t.opts.wolf_kill_first:
             yield from self.batch_done(batch)
         w.cursed = n.curse
         self.check_win()
@@ -296,16 +300,11 @@ class WechatModerator(Moderator):
         return super().silent_reason(seat)
 
     # -- the day ------------------------------------------------------------------
-    def day_body(self, k: int) -> Gen:
-        yield from self.morning(k)
-        if self.election_today(k):
-            yield from self.election()
-        yield from self.discussion()
-        yield from self.exile_vote()
-
-    def morning(self, k: int) -> Gen:
-        """「公示前一天投票出局角色名單，昨晚出局角色名單」, the successor, last words, then the news."""
+    def announce(self) -> Gen:
+        """The morning: 「公示前一天投票出局角色名單，昨晚出局角色名單」, the successor, last words, the news."""
         t, w = self.t, self.w
+        k = t.day
+        t.announced_day = k
         due = [s for s, day in w.rusty_due if day == k and t.p(s).alive]
         w.rusty_due = [(s, day) for s, day in w.rusty_due if day != k]
         dead = sorted(t.night_dead)
@@ -317,9 +316,7 @@ class WechatModerator(Moderator):
         t.say("announce", seats=sorted(dead + [p.seat for p in rusty_batch]))
         for s in dead:
             t.p(s).pending = False
-        t.announced_today = sorted(dead)
-        if dead:
-            t.last_dead = dead
+        t.announced_today = sorted(dead + [p.seat for p in rusty_batch])  # everyone announced (clock_deaths)
         if rusty_batch:
             self.close_chains(rusty_batch)
             self.check_win()
@@ -330,7 +327,8 @@ class WechatModerator(Moderator):
             if self.has_last_words(t.p(s)):
                 yield from self.last_words(t.p(s))
         yield from self.followups_of(rusty_batch)
-        self.bear_line()
+        if t.opts.bear_announce == "after_deaths":
+            self.bear_line()  # 「每天早上，犧牲消息公布后」
         if w.newly_enchanted:
             t.say("enchanted", seats=sorted(w.newly_enchanted))
             w.newly_enchanted = []
@@ -362,18 +360,18 @@ class WechatModerator(Moderator):
 
     def exile_tie(self, tied: list[int], voters: list[int], targets: list[int],
                   cast: dict[int, int]) -> Generator[list[Decision], list[Any], tuple[int | None, dict[int, int]]]:
-        """The scapegoat goes on any tie; else the tied player the sheriff voted for; else nobody."""
+        """The living scapegoat goes on a tie (「就會處決替罪羊」): before the tie rule in force
+        (``scapegoat_overrides_sheriff``, A-49), or when that rule exiles nobody."""
         t = self.t
         goat = t.holder("scapegoat")
-        if goat is not None and goat.alive:
+        if goat is not None and goat.alive and t.opts.scapegoat_overrides_sheriff:
             t.log("ruling", rule="scapegoat_takes_the_tie", seat=goat.seat)
             return goat.seat, {}
-        choice = cast.get(t.sheriff) if t.sheriff is not None else None
-        if choice in tied:
-            t.log("ruling", rule="sheriff_breaks_the_tie", seat=choice)
-            return choice, cast
-        return None, cast
-        yield
+        winner, cast = yield from super().exile_tie(tied, voters, targets, cast)
+        if winner is None and goat is not None and goat.alive:
+            t.log("ruling", rule="scapegoat_takes_the_tie", seat=goat.seat)
+            return goat.seat, {}
+        return winner, cast
 
     def exile_vote(self) -> Gen:
         t = self.t
@@ -456,22 +454,25 @@ class WechatModerator(Moderator):
                     w.widow_active = True
         live = w.factions - w.defeated
         winner = None
-        if "prejudiced" in live and self.prejudiced_done():
-            winner = "prejudiced"
-        elif "piper" in live and all(p.seat in enchanted for p in living
-                                     if p.faction in ("good", "wolf") and t.lover_of(p.seat) is None):
+        if "piper" in live and all(p.seat in enchanted for p in living
+                                   if p.faction in ("good", "wolf") and t.lover_of(p.seat) is None):
             winner = "piper"
         elif "white_wolf" in live and len(living) == 1 and living[0].faction == "white_wolf":
             winner = "white_wolf"
-        elif "wolf" in live and 2 * len(by_faction.get("wolf", ())) >= len(living):
+        elif "wolf" in live and self.wolves_prevail(living, by_faction.get("wolf", [])):
             winner = "wolf"
         elif len(live) == 1:
             winner = next(iter(live))
         elif not live:
             self.end([], rule=rule or "every faction defeated")
+        # The prejudiced player wins alone when his opposed clan is out, and shares a win that
+        # comes at the same moment (「特殊情況發生時，可以與其他陣營共贏」, A-46).
+        prejudiced = "prejudiced" in live and self.prejudiced_done()
+        if winner is None and prejudiced:
+            winner = "prejudiced"
         if winner is not None:
             teams = [TEAM[winner]]
-            if winner != "prejudiced" and "prejudiced" in live and self.prejudiced_done():
+            if prejudiced and winner != "prejudiced":
                 teams.append("prejudiced")
             self.end(teams, rule=rule or f"{TEAM[winner]}_wins")
 
@@ -482,6 +483,15 @@ class WechatModerator(Moderator):
             return False
         clan = w.clans[0] if w.opposed == "A" else w.clans[1]
         return all(not t.p(s).alive for s in clan if s != old.seat)
+
+    def category(self, p: Player) -> str:
+        """屠邊 (win_mode="tu_bian") counts the gods and villagers still in the village faction."""
+        return p.category if p.faction == "good" else "none"
+
+    def wins_with(self, p: Player, teams: list[str]) -> bool:
+        if "angel" in teams:
+            return p.role == "angel"  # 「他單獨勝利」: the angel, and nobody else
+        return super().wins_with(p, teams)
 
     def team_of(self, p: Player) -> str:
         if p.role == "half_blood":
@@ -510,6 +520,9 @@ class WechatRuleset(DayNightRuleset):
             if r in cards and cards.count(r) != size:
                 raise SetupError(f"the {r} come as a group of exactly {size}")
         super().check_deck(cards, opts, dealt)
+        players = len(cards) - (2 if "thief" in cards else 0)
+        if opts.clans is not None and sorted(s for clan in opts.clans for s in clan) != list(range(1, players + 1)):
+            raise SetupError(f"option 'clans' must split the seats 1 to {players} between the two clans")
 
 
 def standard_deck(n: int) -> tuple[str, ...]:

@@ -3,7 +3,10 @@
 ``simulate(config)`` plays ``config.games`` games (game ``i`` seeded by
 ``game_seed(config.seed, i)``) on the chosen backend and returns their merged
 ``Stats``; ``werewolf simulate`` is its command line (``werewolf.sim.report``
-renders the table, the JSON/CSV files and the chart).
+renders the table, the JSON/CSV files and the chart; ``werewolf.sim.html`` the
+self-contained HTML report). ``werewolf.sim.compare`` plays several decks or
+option sets on the same seeds (``werewolf.sim.paired``), ``werewolf.sim.balance``
+searches candidate decks for the one closest to 50%.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from rich.console import Console
@@ -21,29 +22,89 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from werewolf.core import engine
 from werewolf.core.errors import SetupError
-from werewolf.sim import check, report, simulate
+from werewolf.sim import check, html, report, simulate
+from werewolf.sim.backends import Session
 from werewolf.sim.config import SimConfig, parse_bots
+from werewolf.sim.stats import Stats
+
+
+class Clock:
+    """When the games started and stopped: the one time both the progress bar's rate and the headline's use.
+
+    It starts once the workers are up (a Ray instance, a process pool), so neither rate counts their start-up.
+    """
+
+    def __init__(self) -> None:
+        self.start: float | None = None
+        self.stop: float | None = None
+
+    def begin(self) -> None:
+        self.start = time.perf_counter()
+
+    def end(self) -> float:
+        self.stop = time.perf_counter()
+        return self.elapsed()
+
+    def elapsed(self) -> float:
+        if self.start is None:
+            return 0.0
+        return (self.stop if self.stop is not None else time.perf_counter()) - self.start
 
 
 class GamesPerSecond(ProgressColumn):
+    """Games finished over the clock's time (the games' time, as the headline's rate)."""
+
+    def __init__(self, clock: Clock) -> None:
+        super().__init__()
+        self.clock = clock
+
     def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        return Text("  … games/s" if speed is None else f"{speed:>8,.0f} games/s", style="cyan")
+        elapsed = self.clock.elapsed()
+        if not task.completed or elapsed <= 0:
+            return Text("  … games/s", style="cyan")
+        return Text(f"{task.completed / elapsed:>8,.0f} games/s", style="cyan")
+
+
+def announce(quiet: bool) -> Callable[[str], None] | None:
+    """A note on standard error while the workers start (none when quiet)."""
+    if quiet:
+        return None
+    err = Console(stderr=True)
+    return lambda text: err.print(text, style="dim")
+
+
+def progress_bar(label: str, clock: Clock, quiet: bool) -> Progress:
+    return Progress(TextColumn(f"[bold]{label}"), BarColumn(), MofNCompleteColumn(), GamesPerSecond(clock),
+                    TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
+                    console=Console(stderr=True), disable=quiet, transient=False)
+
+
+def parse_options(options: str | None, flag: str = "--options") -> dict[str, Any]:
+    """A JSON object of option names to values (checked against the ruleset when the setup is built)."""
+    if not options:
+        return {}
+    try:
+        opts = json.loads(options)
+    except json.JSONDecodeError as e:
+        raise SetupError(f"{flag} is not valid JSON: {e}") from None
+    if not isinstance(opts, dict):
+        raise SetupError(f"{flag} must be a JSON object of option names to values")
+    return opts
+
+
+def check_paths(*paths: str | None) -> None:
+    for path in paths:
+        if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+            raise SetupError(f"cannot write {path}: no such folder")
 
 
 def make_config(ruleset: str, deck: str | None, players: int | None, options: str | None, bots: str, games: int,
                 seed: int, jobs: int, backend: str, address: str | None) -> SimConfig:
     from werewolf.play import parse_deck
 
-    opts: Any = {}
-    if options:
-        try:
-            opts = json.loads(options)
-        except json.JSONDecodeError as e:
-            raise SetupError(f"--options is not valid JSON: {e}") from None
-        if not isinstance(opts, dict):
-            raise SetupError("--options must be a JSON object of option names to values")
+    opts = parse_options(options)
     if address and backend != "ray":
         raise SetupError("--address is for --backend ray")
     config = SimConfig(ruleset=ruleset, deck=parse_deck(deck), players=players, options=opts,
@@ -54,19 +115,18 @@ def make_config(ruleset: str, deck: str | None, players: int | None, options: st
 
 
 def run(config: SimConfig, *, out: str | None, plot: str | None, logs: str | None, quiet: bool,
-        stdout: TextIO | None = None) -> int:
+        stdout: TextIO | None = None, html_report: str | None = None) -> int:
     """Run the simulation with a progress bar, print the table, write the files. Returns the exit status."""
-    for path in (out, plot, logs):
-        if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
-            raise SetupError(f"cannot write {path}: no such folder")
+    check_paths(out, plot, logs, html_report)
     if out:
         report.check_out_path(out)
     if plot:
         report.check_plot_path(plot)
+    if html_report:
+        html.check_path(html_report)
     console = Console(file=stdout or sys.stdout)
-    progress = Progress(TextColumn("[bold]simulating"), BarColumn(), MofNCompleteColumn(), GamesPerSecond(),
-                        TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
-                        console=Console(stderr=True), disable=quiet, transient=False)
+    clock = Clock()
+    progress = progress_bar("simulating", clock, quiet)
     try:
         log_file = open(logs, "w", encoding="utf-8") if logs else None  # noqa: SIM115 (closed below)
     except OSError as e:
@@ -78,23 +138,206 @@ def run(config: SimConfig, *, out: str | None, plot: str | None, logs: str | Non
             log_file.write(json.dumps(line, ensure_ascii=False) + "\n")
 
     try:
-        with progress:
+        with progress, Session(config.backend, config.jobs, config.address, announce(quiet)) as session:
             task = progress.add_task("games", total=config.games)
-            start = time.perf_counter()
+            clock.begin()
             stats = simulate(config, progress=lambda n: progress.advance(task, n),
-                             logs=write_logs if log_file else None)
-            elapsed = time.perf_counter() - start
+                             logs=write_logs if log_file else None, session=session)
+            elapsed = clock.end()
     finally:
         if log_file is not None:
             log_file.close()
-    report.print_report(console, config, stats, elapsed)
+    startup = session.startup
+    report.print_report(console, config, stats, elapsed, startup)
     if out:
-        report.write_out(out, config, stats, elapsed)
+        report.write_out(out, config, stats, elapsed, startup)
         console.print(f"statistics written to {out}")
     if plot:
         report.plot(plot, config, stats)
         console.print(f"chart written to {plot}")
+    if html_report:
+        html.write(html_report, simulate_page(config, stats, elapsed, startup))
+        console.print(f"report written to {html_report}")
     if stats.errors:
         console.print(f"[red]{stats.errors} game(s) failed: see the table above[/red]")
         return 1
     return 0
+
+
+def charts(*figures: Callable[[], Any]) -> tuple[list[bytes], list[str]]:
+    """The charts as PNG bytes, or a note saying why there are none (no matplotlib)."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return [], ["no charts: they need matplotlib (pip install 'werewolf[sim]')"]
+    return [report.figure_png(make()) for make in figures], []
+
+
+def setup_rows(config: SimConfig, elapsed: float, startup: float, games: int) -> dict[str, str]:
+    return {"ruleset": config.ruleset, "deck": report.deck_label(config),
+            "options": report.options_label(config.options), "bots": config.bots.label(),
+            "games": f"{games:,}", "seeds": f"game i is seeded from (seed {config.seed}, i), i = 0 … {games - 1}",
+            "engine": f"werewolf {version()}, {engine()} engine", "time": report.rate_note(config, elapsed, startup,
+                                                                                        games)}
+
+
+def version() -> str:
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as package_version
+
+    try:
+        return package_version("werewolf")
+    except PackageNotFoundError:
+        return "(not installed)"
+
+
+def simulate_page(config: SimConfig, stats: Stats, elapsed: float, startup: float) -> str:
+    pngs, notes = charts(lambda: report.figure(config, stats))
+    return html.page(f"werewolf simulate: {config.ruleset} · {report.deck_label(config)}",
+                     setup_rows(config, elapsed, startup, stats.games), report.tables(config, stats), pngs,
+                     notes=notes)
+
+
+def write_files(outs: tuple[str, ...], doc: dict[str, Any], csv_rows: Callable[[dict[str, Any]], list[list[Any]]],
+                console: Console) -> None:
+    """Each ``--out`` file: the JSON document, or its CSV rows (the first row names the columns)."""
+    import csv
+
+    for path in outs:
+        if path.lower().endswith(".json"):
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        else:
+            with open(path, "w", newline="", encoding="utf-8") as f:
+                csv.writer(f).writerows(csv_rows(doc))
+        console.print(f"results written to {path}")
+
+
+def check_outputs(outs: tuple[str, ...], plot: str | None, html_report: str | None) -> None:
+    check_paths(*outs, plot, html_report)
+    for path in outs:
+        report.check_out_path(path)
+    if plot:
+        report.check_plot_path(plot)
+    if html_report:
+        html.check_path(html_report)
+
+
+def compare(base: SimConfig, decks: tuple[str, ...], options: tuple[str, ...], variant_specs: tuple[str, ...], *,
+            precision: float | None, max_games: int, batch: int, outs: tuple[str, ...], plot: str | None,
+            html_report: str | None, quiet: bool, stdout: TextIO | None = None) -> int:
+    """`werewolf compare`: play the variants on the same seeds, print and write what differs."""
+    from werewolf.sim import compare as cmp
+
+    if precision is not None and not 0 < precision < 1:
+        raise SetupError("--precision is a width in win rate between 0 and 1, e.g. 0.05 for 5 points")
+    if batch < 1 or max_games < 1:
+        raise SetupError("--batch and --max-games must be at least 1")
+    variants = cmp.make_variants(base, decks, options, variant_specs)
+    check_outputs(outs, plot, html_report)
+    console = Console(file=stdout or sys.stdout)
+    clock = Clock()
+    progress = progress_bar("comparing", clock, quiet)
+    with progress, Session(base.backend, base.jobs, base.address, announce(quiet)) as session:
+        # the bar counts every game played (games per variant times variants), as the headline's rate does
+        per_variant = max_games if precision is not None else base.games
+        task = progress.add_task("games", total=per_variant * len(variants))
+        clock.begin()
+        result = cmp.run(variants, games=base.games, precision=precision, max_games=max_games, batch=batch,
+                         session=session, progress=lambda n: progress.advance(task, n * len(variants)))
+        elapsed = clock.end()
+        progress.update(task, total=result.games * len(variants), completed=result.games * len(variants))
+    heading = compare_headline(base, result)
+    console.print(heading, style="bold", soft_wrap=True)
+    console.print(f"time: {result.games * len(variants):,} games in all, " +
+                  report.rate_note(base, elapsed, session.startup, result.games * len(variants))
+                  + f" · {result.stopped}", soft_wrap=True)
+    tables = cmp.tables(result)
+    for table in tables:
+        console.print(table.rich())
+    warnings = cmp.warnings(result)
+    for w in warnings:
+        console.print(f"[yellow]! {w}[/yellow]", soft_wrap=True)
+    doc = cmp.document(result, elapsed, session.startup)
+    write_files(outs, doc, cmp.csv_rows, console)
+    if plot:
+        report.save_figure(cmp.figure(result, heading), plot)
+        console.print(f"chart written to {plot}")
+    if html_report:
+        pngs, notes = charts(lambda: cmp.figure(result, heading))
+        setup = {"ruleset": base.ruleset, "bots": base.bots.label(),
+                 **{f"variant {k + 1}": f"{v.name}: deck {report.deck_label(v.config)}; options "
+                    f"{report.options_label(v.config.options)}" for k, v in enumerate(variants)},
+                 "games": f"{result.games:,} per variant ({result.stopped})",
+                 "seeds": f"game i of every variant is seeded from (seed {base.seed}, i)",
+                 "engine": f"werewolf {version()}, {engine()} engine",
+                 "method": doc["method"]}
+        html.write(html_report, html.page(f"werewolf compare: {base.ruleset}", setup, tables, pngs, warnings,
+                                          notes))
+        console.print(f"report written to {html_report}")
+    errors = sum(s.errors for s in result.paired.stats)
+    if errors:
+        console.print(f"[red]{errors} game(s) failed (an engine or bot bug): see the JSON output[/red]")
+        return 1
+    return 0
+
+
+def compare_headline(base: SimConfig, result: Any) -> str:
+    names = " | ".join(v.name for v in result.variants)
+    decks = dict.fromkeys(report.deck_label(v.config) for v in result.variants)
+    options = dict.fromkeys(report.options_label(v.config.options) for v in result.variants)
+    return (f"{base.ruleset} · compare {len(result.variants)} variants: {names} · deck"
+            f"{'s' if len(decks) > 1 else ''} {'; '.join(decks)} · options {' | '.join(options)} · bots "
+            f"{base.bots.label()} · {result.games:,} games each, same seeds (seed {base.seed})")
+
+
+def balance(base: SimConfig, swaps: tuple[str, ...], decks: tuple[str, ...], *, precision: float, max_games: int,
+            batch: int, outs: tuple[str, ...], plot: str | None, html_report: str | None, quiet: bool,
+            stdout: TextIO | None = None) -> int:
+    """`werewolf balance`: rank the candidate decks by how close the village's win rate comes to 50%."""
+    from werewolf.sim import balance as bal
+
+    if not 0 < precision < 1:
+        raise SetupError("--precision is a width in win rate between 0 and 1, e.g. 0.05 for 5 points")
+    if batch < 1 or max_games < 1:
+        raise SetupError("--batch and --max-games must be at least 1")
+    cands = bal.candidates(base, swaps, decks)
+    check_outputs(outs, plot, html_report)
+    console = Console(file=stdout or sys.stdout)
+    clock = Clock()
+    progress = progress_bar("balancing", clock, quiet)
+    with progress, Session(base.backend, base.jobs, base.address, announce(quiet)) as session:
+        task = progress.add_task("games", total=max_games * len(cands))
+        clock.begin()
+        result = bal.run(cands, precision=precision, max_games=max_games, batch=batch, session=session,
+                         progress=lambda n: progress.advance(task, n))
+        elapsed = clock.end()
+        played = sum(c.stats.games + c.stats.errors for c in result.candidates)
+        progress.update(task, total=played, completed=played)
+    heading = (f"{base.ruleset} · balance of {len(cands)} candidates · options {report.options_label(base.options)}"
+               f" · bots {base.bots.label()} · same seeds (seed {base.seed})")
+    console.print(heading, style="bold", soft_wrap=True)
+    console.print(f"time: {played:,} games in all, " + report.rate_note(base, elapsed, session.startup, played)
+                  + f" · {result.stopped}", soft_wrap=True)
+    table = bal.table(result)
+    console.print(table.rich())
+    findings = bal.findings(result)
+    for line in findings:
+        console.print(line, soft_wrap=True)
+    doc = bal.document(result)
+    doc["timing"] = {"seconds": elapsed, "startup_seconds": session.startup, "engine": engine()}
+    write_files(outs, doc, bal.csv_rows, console)
+    if plot:
+        report.save_figure(bal.figure(result, heading), plot)
+        console.print(f"chart written to {plot}")
+    if html_report:
+        pngs, notes = charts(lambda: bal.figure(result, heading))
+        setup = {"ruleset": base.ruleset, "options": report.options_label(base.options), "bots": base.bots.label(),
+                 **{f"candidate {k + 1}": f"{v.name}: {report.deck_label(v.config)}" for k, v in enumerate(cands)},
+                 "games": f"{played:,} in all ({result.stopped})",
+                 "seeds": f"game i of every candidate is seeded from (seed {base.seed}, i)",
+                 "engine": f"werewolf {version()}, {engine()} engine", "method": doc["method"]}
+        html.write(html_report, html.page(f"werewolf balance: {base.ruleset}", setup, [table], pngs,
+                                          notes=[*findings, *notes]))
+        console.print(f"report written to {html_report}")
+    return 1 if any(c.stats.errors for c in result.candidates) else 0

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import csv
 import json
+import textwrap
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,87 +38,160 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
-def document(config: SimConfig, stats: Stats, elapsed: float | None = None) -> dict[str, Any]:
+@dataclass
+class TableData:
+    """A table as plain text cells: printed with rich, written into the HTML report."""
+
+    title: str
+    columns: list[str]
+    rows: list[list[str]] = field(default_factory=list)
+    note: str = ""  # a line under the table
+    left: int = 1  # how many leading columns are labels (left-aligned); the rest are numbers
+
+    def rich(self) -> Table:
+        table = Table(title=self.title, title_justify="left", caption=self.note or None, caption_justify="left")
+        for k, col in enumerate(self.columns):
+            table.add_column(col, justify="left" if k < self.left else "right")
+        for row in self.rows:
+            table.add_row(*row)
+        return table
+
+
+def document(config: SimConfig, stats: Stats, elapsed: float | None = None, startup: float = 0.0) -> dict[str, Any]:
     """The JSON document of a run: the setup, the statistics, and (apart) the timing."""
     doc: dict[str, Any] = {"config": config.describe(), "stats": stats.as_dict()}
     if elapsed is not None:
-        doc["timing"] = {"seconds": elapsed, "games_per_second": stats.games / elapsed if elapsed > 0 else None,
-                         "engine": engine()}
+        doc["timing"] = {"seconds": elapsed, "startup_seconds": startup,
+                         "games_per_second": stats.games / elapsed if elapsed > 0 else None, "engine": engine()}
     return doc
 
 
-def headline(config: SimConfig, stats: Stats, elapsed: float | None = None) -> str:
+def rate_note(config: SimConfig, elapsed: float, startup: float, games: int) -> str:
+    """``12.0 s (830 games/s, ...)``: the games' time and rate; the workers' start-up is apart, not in the rate."""
+    text = f"{elapsed:.1f} s ({games / elapsed:,.0f} games/s" if elapsed > 0 else f"{elapsed:.1f} s ("
+    text += f", {config.backend}, {config.jobs} job{'s' if config.jobs > 1 else ''}, {engine()} engine)"
+    if startup >= 0.05:
+        text += f" + {startup:.1f} s {'Ray' if config.backend == 'ray' else 'worker'} start-up, not in the rate"
+    return text
+
+
+def headline(config: SimConfig, stats: Stats, elapsed: float | None = None, startup: float = 0.0) -> str:
     n = stats.games
-    head = (f"{config.ruleset} · deck {_deck_label(config)} · bots {config.bots.label()} · {n:,} games"
-            f" · seed {config.seed}")
+    head = (f"{config.ruleset} · deck {deck_label(config)} · options {options_label(config.options)}"
+            f" · bots {config.bots.label()} · {n:,} games · seed {config.seed}")
     if elapsed:
-        head += f" · {elapsed:.1f} s ({n / elapsed:,.0f} games/s, {config.backend}, {config.jobs} job" \
-                f"{'s' if config.jobs > 1 else ''}, {engine()} engine)"
+        head += " · " + rate_note(config, elapsed, startup, n)
     return head
 
 
-def tables(config: SimConfig, stats: Stats) -> list[Table]:
+def options_label(options: Mapping[str, Any]) -> str:
+    """``the ruleset's defaults``, or each option set, as ``name=value``."""
+    if not options:
+        return "the ruleset's defaults"
+    return ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in sorted(options.items()))
+
+
+def deck_roles(config: SimConfig) -> tuple[str, ...] | None:
+    """The cards of the run's deck (a named deck's too), or None when the ruleset builds it."""
+    if isinstance(config.deck, tuple):
+        return config.deck
+    from werewolf.rulesets import get_ruleset
+
+    try:
+        decks = get_ruleset(config.ruleset).decks()
+    except Exception:
+        return None
+    if config.deck is None:
+        return decks.get(f"{config.ruleset}{config.players or 12}")
+    return decks.get(config.deck)
+
+
+def deck_label(config: SimConfig) -> str:
+    """The deck's id and its cards (``c12_wolfking_guard (wolf_king,werewolf*3,...)``), or its cards."""
+    from werewolf.play import deck_spec
+
+    roles = deck_roles(config)
+    if isinstance(config.deck, tuple):
+        return deck_spec(config.deck)
+    name = config.deck or ("standard" + (f" {config.players} players" if config.players else ""))
+    return f"{name} ({deck_spec(roles)})" if roles else name
+
+
+def _role_order(config: SimConfig, roles: list[str]) -> list[str]:
+    """The deck's order (as `werewolf decks` lists it), then any other card by name."""
+    deck = list(dict.fromkeys(deck_roles(config) or ()))
+    return [r for r in deck if r in roles] + sorted(r for r in roles if r not in deck)
+
+
+def tables(config: SimConfig, stats: Stats) -> list[TableData]:
     d = stats.as_dict()
-    wins = Table(title="who wins", title_justify="left")
-    wins.add_column("team")
-    wins.add_column("wins", justify="right")
-    wins.add_column("win rate", justify="right")
-    wins.add_column("95% interval (Wilson)", justify="right")
+    wins = TableData("who wins", ["team", "wins", "win rate", "95% interval (Wilson)"])
     for team, row in d["teams"].items():
         lo, hi = row["ci95"]
-        wins.add_row(team, f"{row['wins']:,}", _pct(row["rate"]), f"{_pct(lo)} – {_pct(hi)}")
+        wins.rows.append([team, f"{row['wins']:,}", _pct(row["rate"]), f"{_pct(lo)} – {_pct(hi)}"])
     if d["draws"]["games"]:
         lo, hi = d["draws"]["ci95"]
-        wins.add_row("(nobody)", f"{d['draws']['games']:,}", _pct(d["draws"]["rate"]), f"{_pct(lo)} – {_pct(hi)}")
+        wins.rows.append(["(nobody)", f"{d['draws']['games']:,}", _pct(d["draws"]["rate"]),
+                          f"{_pct(lo)} – {_pct(hi)}"])
 
     ln = d["length_days"]
-    length = Table(title="game length (days)", title_justify="left")
-    for col in ("mean", "sd", "min", "5%", "median", "95%", "max"):
-        length.add_column(col, justify="right")
-    length.add_row(f"{ln['mean']:.2f}", f"{ln['sd']:.2f}", str(ln["min"]), str(ln["p5"]), str(ln["median"]),
-                   str(ln["p95"]), str(ln["max"]))
+    length = TableData("game length (days)", ["mean", "sd", "min", "5%", "median", "95%", "max"], left=0)
+    length.rows.append([f"{ln['mean']:.2f}", f"{ln['sd']:.2f}", str(ln["min"]), str(ln["p5"]), str(ln["median"]),
+                        str(ln["p95"]), str(ln["max"])])
+    out = [wins, length, role_table(config, stats), power_table(stats)]
 
-    deaths = Table(title="deaths by cause", title_justify="left")
-    deaths.add_column("cause")
-    deaths.add_column("deaths", justify="right")
-    deaths.add_column("per game", justify="right")
+    deaths = TableData("deaths by cause", ["cause", "deaths", "per game"])
     for cause, row in d["deaths"].items():
-        deaths.add_row(cause, f"{row['deaths']:,}", f"{row['per_game']:.3f}")
+        deaths.rows.append([cause, f"{row['deaths']:,}", f"{row['per_game']:.3f}"])
 
-    special = Table(title="special rules and events", title_justify="left")
-    special.add_column("rule / event")
-    special.add_column("times", justify="right")
-    special.add_column("games", justify="right")
-    special.add_column("% of games", justify="right")
+    special = TableData("special rules and events", ["rule / event", "times", "games", "% of games"])
     for name, row in d["special"].items():
         label = f"{name} ({ALSO_KNOWN_AS[name]})" if name in ALSO_KNOWN_AS else name
-        special.add_row(label, f"{row['times']:,}", f"{row['games']:,}", _pct(row["rate"]))
+        special.rows.append([label, f"{row['times']:,}", f"{row['games']:,}", _pct(row["rate"])])
     if not d["special"]:
-        special.add_row("(none fired)", "", "", "")
-    out = [wins, length, deaths, special]
+        special.rows.append(["(none fired)", "", "", ""])
+    out += [deaths, special]
     if d["errors"]:
-        errors = Table(title=f"[red]{d['errors']} game(s) failed[/red] (an engine or bot bug)", title_justify="left")
-        errors.add_column("game", justify="right")
-        errors.add_column("seed", justify="right")
-        errors.add_column("error")
+        errors = TableData(f"{d['errors']} game(s) failed (an engine or bot bug)", ["game", "seed", "error"], left=0)
         for e in d["error_samples"]:
-            errors.add_row(str(e["game"]), str(e["seed"]), e["error"])
+            errors.rows.append([str(e["game"]), str(e["seed"]), e["error"]])
         out.append(errors)
     return out
 
 
-def print_report(console: Console, config: SimConfig, stats: Stats, elapsed: float | None = None) -> None:
-    console.print(headline(config, stats, elapsed), style="bold", soft_wrap=True)
+SURVIVAL_DAYS = 3  # the table's survival columns: after days 1..3, then at the end (the JSON has every day)
+
+
+def role_table(config: SimConfig, stats: Stats) -> TableData:
+    """Per dealt card: seats, win rate with its interval, and the share alive after each of the first days."""
+    roles = stats.roles()
+    cols = ["card dealt", "seats", "win rate", "95% interval"]
+    cols += [f"alive after day {k}" for k in range(1, SURVIVAL_DAYS + 1)] + ["alive at the end"]
+    table = TableData("each role: wins and survival", cols,
+                      note="a seat wins when its side wins; a game over before a day counts its living as alive")
+    for role in _role_order(config, list(roles)):
+        r = roles[role]
+        alive = r["alive_after_day"]
+        days = [_pct(alive[k]) if k < len(alive) else _pct(r["alive_at_end"]) for k in range(SURVIVAL_DAYS)]
+        table.rows.append([role, f"{r['seats']:,}", _pct(r["win_rate"]), f"{_pct(r['ci95'][0])} – "
+                           f"{_pct(r['ci95'][1])}", *days, _pct(r["alive_at_end"])])
+    return table
+
+
+def power_table(stats: Stats) -> TableData:
+    table = TableData("powers and choices used", ["power / choice", "times", "per game", "% of games"])
+    for name, row in stats.power_table().items():
+        table.rows.append([name, f"{row['times']:,}", f"{row['per_game']:.2f}", _pct(row["rate"])])
+    if not table.rows:
+        table.rows.append(["(none used)", "", "", ""])
+    return table
+
+
+def print_report(console: Console, config: SimConfig, stats: Stats, elapsed: float | None = None,
+                 startup: float = 0.0) -> None:
+    console.print(headline(config, stats, elapsed, startup), style="bold", soft_wrap=True)
     for table in tables(config, stats):
-        console.print(table)
-
-
-def _deck_label(config: SimConfig) -> str:
-    if config.deck is None:
-        return "standard" + (f" ({config.players} players)" if config.players else "")
-    if isinstance(config.deck, tuple):
-        return ",".join(config.deck)
-    return config.deck
+        console.print(table.rich())
 
 
 # -- files ----------------------------------------------------------------------------
@@ -124,10 +200,11 @@ def check_out_path(path: str) -> None:
         raise SetupError(f"--out {path!r}: the file must end in .json or .csv")
 
 
-def write_out(path: str, config: SimConfig, stats: Stats, elapsed: float | None = None) -> None:
+def write_out(path: str, config: SimConfig, stats: Stats, elapsed: float | None = None, startup: float = 0.0
+              ) -> None:
     """The statistics as JSON (one document) or CSV (one row per number), by the file's extension."""
     check_out_path(path)
-    doc = document(config, stats, elapsed)
+    doc = document(config, stats, elapsed, startup)
     if path.lower().endswith(".json"):
         Path(path).write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         return
@@ -155,6 +232,12 @@ def csv_rows(d: dict[str, Any]) -> list[list[Any]]:
         rows.append(["special", name, r["times"], r["rate"], "", ""])
     for name, c in d["endings"].items():
         rows.append(["ending", name, c, c / d["games"] if d["games"] else 0.0, "", ""])
+    for role, r in d["roles"].items():
+        rows.append(["role_win", role, r["wins"], r["win_rate"], r["ci95"][0], r["ci95"][1]])
+        for day, alive in enumerate(r["alive_after_day"], start=1):
+            rows.append(["role_alive_after_day", f"{role}:{day}", "", alive, "", ""])
+    for name, r in d["powers"].items():
+        rows.append(["power", name, r["times"], r["rate"], "", ""])
     rows.append(["errors", "errors", d["errors"], "", "", ""])
     return rows
 
@@ -172,37 +255,90 @@ def check_plot_path(path: str) -> None:
 def plot(path: str, config: SimConfig, stats: Stats) -> None:
     """A PNG: win rates with their 95% intervals, and the distribution of game length."""
     check_plot_path(path)
+    save_figure(figure(config, stats), path)
+
+
+def pyplot() -> Any:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    return plt
+
+
+def save_figure(fig: Any, path: str) -> None:
+    fig.savefig(path, dpi=110)
+    pyplot().close(fig)
+
+
+def figure_png(fig: Any) -> bytes:
+    """The figure as PNG bytes (for the HTML report), closed after."""
+    import io
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90)
+    pyplot().close(fig)
+    return buf.getvalue()
+
+
+def title(text: str, width: int = 100) -> str:
+    """A chart's title wrapped onto as many lines as it needs: never cut (a deck's cards may break after a comma)."""
+    return "\n".join(textwrap.wrap(text.replace(",", ", "), width=width, break_on_hyphens=False))
+
+
+TEAM_COLOURS = {"wolves": "#b2182b", "village": "#2166ac", "(nobody)": "#999999"}
+
+
+def rate_bars(ax: Any, labels: list[str], rows: list[tuple[float, float, float]], colours: list[str],
+              xlabel: str) -> None:
+    """Horizontal bars of rates (0..1) with their intervals, top to bottom in the order given, and a 50% line."""
+    rates = [r * 100 for r, _, _ in rows]
+    lows = [(r - lo) * 100 for r, lo, _ in rows]
+    highs = [(hi - r) * 100 for r, _, hi in rows]
+    y = list(range(len(labels)))[::-1]
+    ax.barh(y, rates, xerr=[lows, highs], color=colours, capsize=6, height=0.6, error_kw={"elinewidth": 1.5})
+    ax.axvline(50, color="black", linestyle=":", linewidth=1.2, label="50%")
+    ax.set_yticks(y, labels, fontsize=10)
+    ax.set_xlim(0, 100)
+    ax.set_xlabel(xlabel)
+    for yi, r, lo_err, hi_err, (_, lo, hi) in zip(y, rates, lows, highs, rows):
+        text = f"{r:.1f}%  [{lo * 100:.1f}–{hi * 100:.1f}]"
+        inside = r > 60  # a long bar holds its label; a short one has it after the interval
+        ax.text(r - lo_err - 2 if inside else r + hi_err + 2, yi, text, va="center",
+                ha="right" if inside else "left", color="white" if inside else "black", fontsize=9,
+                fontweight="bold")
+    ax.grid(axis="x", alpha=0.3)
+
+
+def _side(role: str) -> str:
+    from werewolf.sim.config import team_key
+
+    try:
+        return team_key(role)
+    except KeyError:
+        return "others"
+
+
+def figure(config: SimConfig, stats: Stats) -> Any:
+    """Who wins (with a 50% line), each role's win rate, and how long games last."""
+    plt = pyplot()
     d = stats.as_dict()
-    teams = list(d["teams"])
+    teams = list(d["teams"])  # a fixed order (Stats.teams), never by which side won more
     if d["draws"]["games"]:
         teams.append("(nobody)")
     rows = [d["teams"][t] if t in d["teams"] else d["draws"] for t in teams]
-    rates = [r["rate"] * 100 for r in rows]
-    lows = [(r["rate"] - r["ci95"][0]) * 100 for r in rows]
-    highs = [(r["ci95"][1] - r["rate"]) * 100 for r in rows]
-    colours = {"wolves": "#b2182b", "village": "#2166ac", "(nobody)": "#999999"}
-
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.6), gridspec_kw={"width_ratios": [1, 1.2]})
-    y = list(range(len(teams)))[::-1]
-    ax1.barh(y, rates, xerr=[lows, highs], color=[colours.get(t, "#5aae61") for t in teams],
-             capsize=6, height=0.6, error_kw={"elinewidth": 1.5})
-    ax1.set_yticks(y, teams, fontsize=11)
-    ax1.set_xlim(0, 100)
-    ax1.set_xlabel("win rate (%), bars: 95% Wilson interval")
+    roles = _role_order(config, list(d["roles"]))
+    fig, (ax1, ax3, ax2) = plt.subplots(1, 3, figsize=(15, 0.9 + max(4.0, 0.35 * len(roles) + 1.5)),
+                                        gridspec_kw={"width_ratios": [1, 1, 1.1]})
+    rate_bars(ax1, teams, [(r["rate"], r["ci95"][0], r["ci95"][1]) for r in rows],
+              [TEAM_COLOURS.get(t, "#5aae61") for t in teams], "win rate (%), bars: 95% Wilson interval")
     ax1.set_title("Who wins")
-    for yi, r, lo_err, hi_err, row in zip(y, rates, lows, highs, rows):
-        lo, hi = row["ci95"]
-        text = f"{r:.1f}%  [{lo * 100:.1f}–{hi * 100:.1f}]"
-        inside = r > 60  # a long bar holds its label; a short one has it after the interval
-        ax1.text(r - lo_err - 2 if inside else r + hi_err + 2, yi, text, va="center",
-                 ha="right" if inside else "left", color="white" if inside else "black", fontsize=10,
-                 fontweight="bold")
-    ax1.grid(axis="x", alpha=0.3)
+    ax1.legend(loc="lower right", fontsize=8)
+    rr = d["roles"]
+    rate_bars(ax3, roles, [(rr[r]["win_rate"], rr[r]["ci95"][0], rr[r]["ci95"][1]) for r in roles],
+              [TEAM_COLOURS.get(_side(r), "#5aae61") for r in roles], "win rate of the seat dealt the card (%)")
+    ax3.set_title("Each role's seats")
 
     hist = {int(k): v for k, v in d["length_days"]["histogram"].items()}
     n = max(1, d["games"])
@@ -219,8 +355,8 @@ def plot(path: str, config: SimConfig, stats: Stats) -> None:
     ax2.set_title("How long games last")
     ax2.grid(axis="y", alpha=0.3)
 
-    fig.suptitle(f"{config.ruleset} · {_deck_label(config)} · bots: {config.bots.label()} · "
-                 f"{d['games']:,} games (seed {config.seed})", fontsize=12)
+    fig.suptitle(title(f"{config.ruleset} · {deck_label(config)} · options: {options_label(config.options)} · "
+                       f"bots: {config.bots.label()} · {d['games']:,} games (seed {config.seed})", 130),
+                 fontsize=11)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    return fig

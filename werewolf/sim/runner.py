@@ -128,6 +128,95 @@ def summarize(events: Iterable[Event]) -> tuple[list[str], int, list[str], list[
     return teams, days, causes, fired, ending
 
 
+# The events a power's use shows in, for ``powers_used`` (cheap to test before reading an event).
+_POWER_EVENTS = frozenset({"potions", "check", "guarded", "shoot", "duel", "explode", "claw", "sheriff", "took",
+                           "thief_keeps", "lovers_linked", "swapped", "dreamed", "charmed", "silenced", "infect",
+                           "cursed", "shielded", "reveal", "bomb", "bear", "exchange", "pack_choice", "ban",
+                           "servant"})
+# Powers named after the event alone (the rest are worked out from the event's fields below).
+_PLAIN_POWERS = {"claw": "white_wolf_king_claw", "swapped": "magician_swap", "dreamed": "dreamcatcher_dream",
+                 "charmed": "piper_charm", "infect": "wolf_father_infect", "cursed": "curse", "shielded": "shield",
+                 "reveal": "idiot_reveal", "bomb": "bomber_bomb", "thief_keeps": "thief_kept_own_card",
+                 "ban": "scapegoat_ban", "servant": "devoted_servant"}
+_BADGE = {"vote": "sheriff_elected", "passed": "badge_passed", "torn": "badge_torn"}
+
+
+def _day_of(phase: str) -> int:
+    """The number of ``night3`` or ``day3`` (a night comes before the day of its number); 0 for the setup."""
+    digits = phase.lstrip("abcdefghijklmnopqrstuvwxyz_")
+    return int(digits) if digits.isdigit() else 0
+
+
+def seat_outcomes(events: list[Event]) -> list[tuple[str, bool, int]]:
+    """Each seat's (dealt card, on the winning side, the day it died or 0 if it lived)."""
+    dealt: dict[int, str] = {}
+    died: dict[int, int] = {}
+    winners: set[int] = set()
+    for e in events:
+        t = e.type
+        if t == "role" and e.phase == "setup":
+            dealt[e.data["seat"]] = e.data["role"]
+        elif t == "death":
+            seat = e.data["seat"]
+            if seat not in died:
+                died[seat] = max(1, _day_of(e.phase))
+        elif t == "game_over":
+            winners = set(e.data.get("seats") or ())
+    return [(role, seat in winners, died.get(seat, 0)) for seat, role in sorted(dealt.items())]
+
+
+def powers_used(events: list[Event]) -> list[str]:
+    """Every use of a power or a choice a rule offers, by name (``witch_self_save``, ``hunter_shot``, ...)."""
+    used: list[str] = []
+    for e in events:
+        t = e.type
+        if t not in _POWER_EVENTS:
+            continue
+        d = e.data
+        if t in _PLAIN_POWERS:
+            used.append(_PLAIN_POWERS[t])
+        elif t == "potions":
+            if d.get("save") is not None:
+                used.append("witch_save")
+                if d["save"] == d.get("seat"):
+                    used.append("witch_self_save" if e.phase == "night1" else "witch_self_save_after_night1")
+            if d.get("poison") is not None:
+                used.append("witch_poison")
+        elif t == "check":
+            used.append("seer_check")
+            if d.get("result") == "wolf":
+                used.append("seer_found_wolf")
+        elif t == "guarded":
+            if d.get("target") is not None:
+                used.append("guard_self_protect" if d["target"] == d.get("seat") else "guard_protect")
+        elif t == "shoot":
+            used.append(f"{d.get('role')}_shot")
+        elif t == "duel":
+            used.append("knight_duel_found_wolf" if d.get("result") == "wolf" else "knight_duel_missed")
+        elif t == "explode":
+            used.append(f"{d.get('role')}_self_destruct")
+        elif t == "sheriff":
+            badge = _BADGE.get(str(d.get("reason")))
+            if badge is not None:
+                used.append(badge)
+        elif t == "took":
+            used.append(f"thief_took_{d.get('role')}")
+        elif t == "lovers_linked":
+            used.append("cupid_link_mixed" if d.get("mixed") else "cupid_link_same_side")
+        elif t == "silenced":
+            if "target" in d:  # the night's choice (the day's public notice repeats it)
+                used.append("silencer_silence")
+        elif t == "bear":
+            if d.get("roared"):
+                used.append("bear_roar")
+        elif t == "exchange":
+            used.append(f"{d.get('role')}_exchange")
+        elif t == "pack_choice":
+            if d.get("target") is None:
+                used.append("wolves_kill_nobody")
+    return used
+
+
 def run_chunk(config: SimConfig, start: int, stop: int, keep_logs: bool = False
               ) -> tuple[Stats, list[dict[str, Any]] | None]:
     """Games ``start`` to ``stop - 1``: their statistics, and their logs if asked."""
@@ -141,7 +230,8 @@ def run_chunk(config: SimConfig, start: int, stop: int, keep_logs: bool = False
             stats.add_error(i, game_seed(config.seed, i), f"{type(e).__name__}: {e}")
             continue
         teams, days, causes, fired, ending = summarize(game.events)
-        stats.add(teams, days, causes, fired, ending, game.answered)
+        events = game.events
+        stats.add(teams, days, causes, fired, ending, game.answered, seat_outcomes(events), powers_used(events))
         if logs is not None:
             logs.append({"game": i, "seed": game.setup.seed, "teams": teams, "days": days,
                          "events": [e.as_json() for e in game.events]})

@@ -32,11 +32,16 @@ def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
     return lo, hi
 
 
+def team_order(team: str) -> tuple[int, str]:
+    """The rows' order for teams: village, wolves, then the others by name."""
+    return ({"village": 0, "wolves": 1}.get(team, 2), team)
+
+
 class Stats:
     """The statistics of a set of games (see the module docstring)."""
 
     __slots__ = ("games", "wins", "draws", "days", "deaths", "fired", "fired_games", "endings", "decisions",
-                 "errors", "error_samples")
+                 "errors", "error_samples", "role_seats", "role_wins", "role_deaths", "powers", "power_games")
 
     def __init__(self) -> None:
         self.games = 0
@@ -50,11 +55,17 @@ class Stats:
         self.decisions = 0  # decisions answered, all games together
         self.errors = 0  # games the engine failed to finish (a bug: see error_samples)
         self.error_samples: list[tuple[int, int, str]] = []  # (game index, seed, error), lowest indexes
+        self.role_seats: Counter[str] = Counter()  # dealt card -> seats dealt it, all games together
+        self.role_wins: Counter[str] = Counter()  # dealt card -> of those seats, the ones on a winning side
+        self.role_deaths: Counter[tuple[str, int]] = Counter()  # (dealt card, day of death) -> seats
+        self.powers: Counter[str] = Counter()  # power or rule choice -> times used
+        self.power_games: Counter[str] = Counter()  # power or rule choice -> games where it was used
 
     # -- adding ------------------------------------------------------------------
     def add(self, teams: Iterable[str], days: int, causes: Iterable[str], fired: Iterable[str],
-            ending: str | None, decisions: int) -> None:
-        """One finished game."""
+            ending: str | None, decisions: int, seats: Iterable[tuple[str, bool, int]] = (),
+            powers: Iterable[str] = ()) -> None:
+        """One finished game; ``seats`` holds each seat's (dealt card, won, day it died or 0)."""
         self.games += 1
         won = False
         for team in teams:
@@ -71,6 +82,16 @@ class Stats:
         if ending:
             self.endings[ending] += 1
         self.decisions += decisions
+        for role, won, died in seats:
+            self.role_seats[role] += 1
+            if won:
+                self.role_wins[role] += 1
+            if died:
+                self.role_deaths[role, died] += 1
+        powers = list(powers)
+        if powers:
+            self.powers.update(powers)
+            self.power_games.update(set(powers))
 
     def add_error(self, index: int, seed: int, error: str) -> None:
         self.errors += 1
@@ -89,6 +110,11 @@ class Stats:
         self.decisions += other.decisions
         self.errors += other.errors
         self.error_samples = sorted(self.error_samples + other.error_samples)[:MAX_ERROR_SAMPLES]
+        self.role_seats.update(other.role_seats)
+        self.role_wins.update(other.role_wins)
+        self.role_deaths.update(other.role_deaths)
+        self.powers.update(other.powers)
+        self.power_games.update(other.power_games)
         return self
 
     # -- reading -----------------------------------------------------------------
@@ -119,9 +145,40 @@ class Stats:
                 return d
         return max(self.days)
 
+    def roles(self) -> dict[str, dict[str, Any]]:
+        """Per dealt card: seats, win rate (Wilson 95%), and the share of its seats alive at the end of each day.
+
+        A seat of a game that ended before day ``d`` counts as alive at the end of day ``d`` (it never died).
+        Rows in the deck's order is the caller's business: here, by name.
+        """
+        last = max((d for _, d in self.role_deaths), default=0)
+        out: dict[str, dict[str, Any]] = {}
+        for role in sorted(self.role_seats):
+            n = self.role_seats[role]
+            k = self.role_wins[role]
+            lo, hi = wilson(k, n)
+            dead = 0
+            alive: list[float] = []
+            for day in range(1, last + 1):
+                dead += self.role_deaths[role, day]
+                alive.append((n - dead) / n if n else 0.0)
+            out[role] = {"seats": n, "wins": k, "win_rate": k / n if n else 0.0, "ci95": [lo, hi],
+                         "alive_after_day": alive, "alive_at_end": (n - dead) / n if n else 0.0}
+        return out
+
+    def power_table(self) -> dict[str, dict[str, Any]]:
+        """Per power or rule choice: times used, per game, and the share of games it was used in."""
+        n = self.games
+        return {name: {"times": c, "per_game": c / n if n else 0.0, "games": self.power_games[name],
+                       "rate": self.power_games[name] / n if n else 0.0}
+                for name, c in sorted(self.powers.items())}
+
     def teams(self) -> list[str]:
-        """Every team that won at least once, most wins first (ties by name)."""
-        return sorted(self.wins, key=lambda t: (-self.wins[t], t))
+        """Every team that won at least once, in a fixed order (the village, the wolves, then by name).
+
+        Never by wins: a table or a chart keeps its rows whichever side won more.
+        """
+        return sorted(self.wins, key=team_order)
 
     def as_dict(self) -> dict[str, Any]:
         """Everything, JSON-able; a pure function of the games (no timings)."""
@@ -144,6 +201,8 @@ class Stats:
             "endings": dict(sorted(self.endings.items(), key=lambda kv: (-kv[1], kv[0]))),
             "decisions": self.decisions,
             "decisions_per_game": self.decisions / n if n else 0.0,
+            "roles": self.roles(),
+            "powers": self.power_table(),
             "errors": self.errors,
             "error_samples": [{"game": i, "seed": s, "error": e} for i, s, e in self.error_samples],
         }

@@ -1,11 +1,15 @@
 """The web app: the public JSON API (FastAPI, OpenAPI at /docs), the WebSocket, the front end.
 
-Every error is a 4xx (or 503) with a JSON body ``{"error": "<what is wrong>"}``
+Every error is a 4xx (or 500/503: a change that failed and was undone) with a JSON body ``{"error": "<what is wrong>"}``
 and changes nothing: 401 no token, 403 a token that is not this room's (or the
-host's where a seat is needed, or a seat acting for another), 404 no such room,
-409 not now (out of turn, not started, over, full, taken), 410 a lobby that
-expired unstarted, 422 a malformed body or an illegal move (the engine's
-``IllegalMove`` message: phase, seat, act, rule).
+host's where a seat is needed, or a seat acting for another), 404 no such room or
+path, 405 a method the path does not take (with ``Allow``), 409 not now (out of
+turn, not started, over, full, taken, a name already used), 410 a lobby that expired
+unstarted, 413 a body over the size limit, 422 a body that is not JSON, or not the
+expected JSON (the field and the rule, ``werewolf.web.requests``), or an illegal
+move (the engine's ``IllegalMove`` message: phase, seat, act, rule), 429 too many
+requests from one address (with ``Retry-After``, ``werewolf.web.limits``).
+Every answer carries the security headers of ``werewolf.web.headers``.
 """
 
 from __future__ import annotations
@@ -15,22 +19,28 @@ import contextlib
 import functools
 import io
 import logging
+import re
 import time
 from collections.abc import AsyncIterator, Callable
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
-from fastapi import Body, FastAPI, Header, Query, Request, WebSocket
-from fastapi.exceptions import RequestValidationError
+from fastapi import Body, Depends, FastAPI, Header, Query, Request, WebSocket
+from fastapi.exceptions import RequestValidationError, WebSocketRequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from werewolf.core.errors import WerewolfError
 from werewolf.i18n import LANGS, normalize_lang
+from werewolf.web.headers import SecurityHeaders, security_headers
+from werewolf.web.limits import BodyLimit, Limits, RateLimits, TooMany, client_of
+from werewolf.web.links import Link, detect_address, server_link
+from werewolf.web.pacing import Pace
+from werewolf.web.requests import CreateRoom, Join, Move, Start, error_text, quote
 from werewolf.web.rooms import KEEP_FINISHED, LOBBY_IDLE, ApiError, Hub, Room, Subscriber
 from werewolf.web.store import Store, database_url
 
@@ -40,31 +50,6 @@ STATIC = Path(str(resources.files("werewolf.web").joinpath("static")))
 
 
 # -- request and response bodies (the OpenAPI schema) --------------------------------------------
-class CreateRoom(BaseModel):
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
-        {"ruleset": "classic", "deck": "classic12", "options": {}, "bots": [2, 3, 4], "mode": "online",
-         "lang": "en"}]})
-
-    ruleset: str = Field("classic", description="classic, facetoface, wechat, onuw or onenight")
-    deck: str | list[str] | None = Field(None, description="a deck id (GET /api/decks) or a list of role ids; "
-                                                            "null: the ruleset's standard deck for `players`")
-    options: dict[str, Any] = Field(default_factory=dict, description="the ruleset's named options")
-    bots: list[int] = Field(default_factory=list, description="seat numbers that bots play")
-    bot_kind: Literal["heuristic", "random"] = Field(
-        "heuristic", description="how the bots play: heuristic bots use what they know and talk; random ones "
-                                 "pick any legal answer")
-    seed: int | None = Field(None, ge=0, lt=2**63, description="seed of the deal and the rules' chance; "
-                                                               "null: drawn at random")
-    mode: Literal["online", "face_to_face"] = "online"
-    lang: str = Field("en", description="en, zh-Hant or zh-Hans (the moderator's voice in face-to-face play)")
-    players: int | None = Field(None, ge=1, le=40, description="seats of the standard deck, when no deck is given")
-    live_speech: bool = Field(True, description="speaking turns wait for their speaker (an act `speak` with "
-                                                "the text, or none for \"done\")")
-    timeout: float | None = Field(None, ge=0, description="seconds a person has for a decision before its "
-                                                          "default is taken; 0 waits for ever; null: the "
-                                                          "server's --timeout")
-
-
 class Created(BaseModel):
     room: str
     host_token: str
@@ -72,20 +57,9 @@ class Created(BaseModel):
     url: str
 
 
-class Join(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    name: str = Field(..., min_length=1, max_length=200)
-    seat: int | None = Field(None, description="a seat to take; null: the first free seat")
-
-
 class Joined(BaseModel):
     seat: int
     token: str
-
-
-class Start(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    fill_with_bots: bool = Field(False, description="bots take the seats nobody took")
 
 
 class Ok(BaseModel):
@@ -127,29 +101,52 @@ class View(BaseModel):
     speaking: list[int] = Field(description="seats whose speaking turn it is (live speech)")
     discussion: Discussion | None = Field(
         description="while the one-night discussion is on (live speech): its clock and who is ready to vote")
+    awake: dict[str, Any] | None = Field(None, description="the night step of the caller's role while it "
+                                                            "is played out and asks the caller nothing")
     text: dict[str, Any] | None = Field(None, description="with ?lang=: every line narrated for this seat")
 
 
-ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": Error} for code in (401, 403, 404, 409, 410, 422)}
+class JoinLink(BaseModel):
+    url: str = Field(description="the room's join link (also in its QR code)")
+    reachable: bool = Field(description="false: a loopback address, which no phone can open")
+    warning: str | None = Field(description="when not reachable: how to make the link reachable (narrated)")
+
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": Error} for code in (401, 403, 404, 409, 410, 413, 422, 429)}
+ROOM_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
+MAX_ERROR = 400  # characters of an error message: whatever it quotes, an answer stays short
+WS_PROTOCOL = "werewolf"  # the WebSocket subprotocol; the token comes as a second one, "token.<token>"
 
 
 def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str = "normal",
                public_url: str | None = None, tick: float = 1.0, keep_finished: float = KEEP_FINISHED,
-               lobby_idle: float = LOBBY_IDLE, clock: Callable[[], float] = time.time) -> FastAPI:
+               lobby_idle: float = LOBBY_IDLE, clock: Callable[[], float] = time.time,
+               limits: Limits | None = None, listen_host: str = "0.0.0.0", port: int | None = None,
+               address: Callable[[], str | None] = detect_address,
+               pace: tuple[float, float] | None = None) -> FastAPI:
     """The app, storing in ``database`` (a SQLite path or a database URL).
 
     ``keep_finished`` and ``lobby_idle`` (seconds) are the rooms' lifecycle (``werewolf.web.rooms``);
-    ``clock`` is the one it runs on (tests pass a fake one).
+    ``clock`` is the one it runs on (tests pass a fake one). ``limits``: the body size and rate limits
+    (``werewolf.web.limits``; default ``Limits()``). Join links use ``public_url``, else the address the
+    server listens on (``listen_host``, ``port``: by default the port of the connection), else the
+    machine's ``address()`` on its network (``werewolf.web.links``); never a request's ``Host``. ``pace``:
+    the rooms' default pacing of the night steps (``werewolf.web.pacing``; seconds, shortest and longest).
     """
+    default_pace = Pace(*pace) if pace is not None else None
     url = database_url(database)
+    limits = limits if limits is not None else Limits()
+    rates = RateLimits(limits)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = Store(url, sync=sync)
         hub = Hub(store, timeout=timeout, tick=tick, keep_finished=keep_finished, lobby_idle=lobby_idle,
-                  clock=clock)
+                  clock=clock, pace=default_pace)
         app.state.store = store
         app.state.hub = hub
+        app.state.address = None if public_url else await asyncio.to_thread(address)
         await hub.start()
         try:
             yield
@@ -161,22 +158,49 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
                   description="Werewolf (狼人殺) rooms, games and the digital moderator. Acts and log lines use "
                               "the vocabulary of SCRIPTED_GAMES.md. Errors: `{\"error\": message}`.")
     app.state.public_url = public_url.rstrip("/") if public_url else None
+    app.state.address = None
+    app.state.limits = limits
+    app.add_middleware(BodyLimit, limit=limits.body_bytes)
+    app.add_middleware(SecurityHeaders)  # outermost: the 413 gets the headers too
+
+    def error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+        if len(message) > MAX_ERROR:
+            message = message[:MAX_ERROR] + "…"
+        return JSONResponse({"error": message}, status_code=status, headers=headers)
 
     @app.exception_handler(ApiError)
     async def api_error(_: Request, err: ApiError) -> JSONResponse:
-        return JSONResponse({"error": err.message}, status_code=err.status)
+        if isinstance(err, TooMany):
+            return error(err.status, err.message, {"Retry-After": str(err.retry_after)})
+        return error(err.status, err.message)
 
     @app.exception_handler(RequestValidationError)
     async def bad_body(_: Request, err: RequestValidationError) -> JSONResponse:
-        parts = []
-        for e in err.errors():
-            where = ".".join(str(x) for x in e.get("loc", ()) if x != "body")
-            parts.append(f"{where}: {e.get('msg')}" if where else str(e.get("msg")))
-        return JSONResponse({"error": "malformed request: " + "; ".join(parts)}, status_code=422)
+        errors = list(err.errors())
+        if any(e.get("type") == "json_invalid" for e in errors):
+            return error(422, "malformed request: the body is not valid JSON")
+        if any(e.get("type") == "missing" and tuple(e.get("loc", ())) == ("body",) for e in errors):
+            return error(422, "malformed request: the body must be a JSON object")
+        return error(422, "malformed request: " + (error_text(errors) or "invalid body"))
+
+    @app.exception_handler(WebSocketRequestValidationError)
+    async def bad_socket(websocket: WebSocket, err: WebSocketRequestValidationError) -> None:
+        message = "malformed request: " + (error_text(list(err.errors())) or "invalid parameters")
+        await websocket.accept()
+        await websocket.send_json({"error": message[:MAX_ERROR]})
+        await websocket.close(code=4422, reason=close_reason(message))
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_: Request, err: StarletteHTTPException) -> JSONResponse:
-        return JSONResponse({"error": str(err.detail)}, status_code=err.status_code)
+        if err.status_code == 400:  # the body could not be read as JSON at all (not UTF-8, a huge number…)
+            return error(422, "malformed request: the body is not valid JSON")
+        return error(err.status_code, str(err.detail), dict(err.headers or {}))
+
+    @app.exception_handler(Exception)
+    async def crash(_: Request, err: Exception) -> JSONResponse:
+        log.error("internal error: %s", type(err).__name__, exc_info=err)
+        # Answered outside the middleware (by Starlette's outermost one): the security headers by hand.
+        return error(500, "internal error: nothing was changed, try again", security_headers())
 
     def hub_of(request: Request | WebSocket) -> Hub:
         return request.app.state.hub  # type: ignore[no-any-return]
@@ -189,29 +213,68 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
             raise ApiError(401, "the Authorization header must be 'Bearer <token>'")
         return token.strip()
 
-    def base_url(request: Request) -> str:
-        return request.app.state.public_url or str(request.base_url).rstrip("/")
+    def who(conn: Request | WebSocket, room: Room, token: str | None) -> tuple[bool, int | None]:
+        """The token's ``(is_host, seat)``; a client that sent too many bad tokens is refused first."""
+        client = client_of(conn.scope)
+        rates.check("auth", client)
+        try:
+            return room.who(token)
+        except ApiError:
+            rates.hit("auth", client)
+            raise
+
+    async def room_of(where: Request | WebSocket | Hub, room_id: str) -> Room:
+        """The room ``room_id`` (404 for an id no room can have, quoting only its start)."""
+        if not ROOM_ID.fullmatch(room_id):
+            raise ApiError(404, f"no room {quote(room_id)}")
+        return await (where if isinstance(where, Hub) else hub_of(where)).room(room_id)
+
+    def link(conn: Request | WebSocket) -> Link:
+        server = conn.scope.get("server")
+        listen_port = port or (int(server[1]) if server and server[1] else 80)
+        return server_link(conn.app.state.public_url, listen_host, listen_port, conn.app.state.address)
 
     # -- the API ----------------------------------------------------------------------------
-    @app.post("/api/rooms", response_model=Created, status_code=201, responses=ERRORS, tags=["rooms"])
+    def counted(name: str) -> Any:
+        """A dependency that counts the request against the client's rate ``name`` (before its body is read,
+        so that malformed requests count too)."""
+
+        async def hit(request: Request) -> None:  # async: no thread for a counter
+            rates.hit(name, client_of(request.scope))
+
+        return Depends(hit)
+
+    @app.post("/api/rooms", response_model=Created, status_code=201, responses=ERRORS, tags=["rooms"],
+              dependencies=[counted("create")])
     async def create_room(request: Request, body: CreateRoom) -> Created:
         """Create a room; the host token starts it (keep it secret)."""
         room, token = await hub_of(request).create(
             ruleset=body.ruleset, deck=body.deck, options=body.options, bots=body.bots, seed=body.seed,
             mode=body.mode, lang=normalize_lang(body.lang), players=body.players, timeout=body.timeout,
-            live_speech=body.live_speech, bot_kind=body.bot_kind)
-        return Created(room=room.id, host_token=token, players=room.n, url=f"{base_url(request)}/r/{room.id}")
+            live_speech=body.live_speech, bot_kind=body.bot_kind, pace=body.pace)
+        return Created(room=room.id, host_token=token, players=room.n, url=f"{link(request).base}/r/{room.id}")
 
     @app.get("/api/rooms/{room_id}", responses=ERRORS, tags=["rooms"])
     async def room_info(request: Request, room_id: str) -> dict[str, Any]:
         """The room as anyone may see it: status, ruleset, seats and names."""
-        return (await hub_of(request).room(room_id)).info()
+        return (await room_of(request, room_id)).info()
 
-    @app.post("/api/rooms/{room_id}/join", response_model=Joined, responses=ERRORS, tags=["rooms"])
+    @app.get("/api/rooms/{room_id}/link", response_model=JoinLink, responses=ERRORS, tags=["rooms"])
+    async def room_link(request: Request, room_id: str, lang: str | None = Query(None, max_length=16)) -> JoinLink:
+        """The room's join link, as its QR code has it, and whether phones can open it."""
+        from werewolf.i18n import t
+
+        room = await room_of(request, room_id)
+        where = link(request)
+        warning = None if where.reachable else t("ui.link_loopback", _lang(lang) or "en")
+        return JoinLink(url=f"{where.base}/r/{room.id}", reachable=where.reachable, warning=warning)
+
+    @app.post("/api/rooms/{room_id}/join", response_model=Joined, responses=ERRORS, tags=["rooms"],
+              dependencies=[counted("join")])
     async def join(request: Request, room_id: str, body: Join) -> Joined:
         """Take a seat (the first free one unless ``seat`` is given); returns the player token."""
         hub = hub_of(request)
-        seat, token = await hub.join(await hub.room(room_id), body.name, body.seat)
+        seat, token = await hub.join(await room_of(hub, room_id), body.name, body.seat)
         return Joined(seat=seat, token=token)
 
     @app.post("/api/rooms/{room_id}/start", response_model=Ok, responses=ERRORS, tags=["rooms"])
@@ -219,8 +282,8 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
                     authorization: str | None = Header(None)) -> Ok:
         """Start the game (host token)."""
         hub = hub_of(request)
-        room = await hub.room(room_id)
-        host, _ = room.who(bearer(authorization))
+        room = await room_of(hub, room_id)
+        host, _ = who(request, room, bearer(authorization))
         if not host:
             raise ApiError(403, "only the host may start the game")
         await hub.start_game(room, bool(body and body.fill_with_bots))
@@ -228,46 +291,45 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
 
     @app.get("/api/rooms/{room_id}/view", response_model=View, responses=ERRORS, tags=["play"])
     async def get_view(request: Request, room_id: str, authorization: str | None = Header(None),
-                       lang: str | None = Query(None, description="narrate the view in en, zh-Hant or zh-Hans")
+                       lang: str | None = Query(None, max_length=16,
+                                                description="narrate the view in en, zh-Hant or zh-Hans")
                        ) -> Response:
         """The caller's view (a seat's, or the public view for the host token)."""
         hub = hub_of(request)
-        room = await hub.room(room_id)
-        host, seat = room.who(bearer(authorization))
+        room = await room_of(hub, room_id)
+        host, seat = who(request, room, bearer(authorization))
         text = await hub.view_json(room, seat, host, _lang(lang))
         return Response(text, media_type="application/json")
 
     @app.get("/api/rooms/{room_id}/public", response_model=View, responses=ERRORS, tags=["play"])
-    async def public_view(request: Request, room_id: str, lang: str | None = Query(None)) -> Response:
+    async def public_view(request: Request, room_id: str, lang: str | None = Query(None, max_length=16)) -> Response:
         """What a spectator sees: public events only."""
         hub = hub_of(request)
-        room = await hub.room(room_id)
+        room = await room_of(hub, room_id)
         return Response(await hub.view_json(room, None, False, _lang(lang)), media_type="application/json")
 
     @app.post("/api/rooms/{room_id}/act", response_model=Ok, responses=ERRORS, tags=["play"])
-    async def act(request: Request, room_id: str,
-                  move: Annotated[dict[str, Any], Body(examples=[{"act": "vote", "target": 4}])],
+    async def act(request: Request, room_id: str, move: Annotated[Move, Body()],
                   authorization: str | None = Header(None)) -> Ok:
         """Answer a pending decision with one of the moves of the view's ``pending``."""
         hub = hub_of(request)
-        room = await hub.room(room_id)
-        _, seat = room.who(bearer(authorization))
+        room = await room_of(hub, room_id)
+        _, seat = who(request, room, bearer(authorization))
         if seat is None:
             raise ApiError(403, "the host token has no seat: act with a player token")
-        if not isinstance(move.get("act"), str):
-            raise ApiError(422, "malformed move: it needs an 'act' (a string), e.g. {\"act\": \"vote\", \"target\": 4}")
         if "seat" in move:
             if move["seat"] != seat:
-                raise ApiError(403, f"you hold seat {seat}: you cannot act for seat {move['seat']!r}")
+                raise ApiError(403, f"you hold seat {seat}: you cannot act for seat {quote(move['seat'])}")
             move = {k: v for k, v in move.items() if k != "seat"}
         await hub.act(room, seat, move)
         return Ok()
 
     @app.get("/api/rooms/{room_id}/log", responses=ERRORS, tags=["play"])
-    async def full_log(request: Request, room_id: str, lang: str | None = Query(None)) -> dict[str, Any]:
+    async def full_log(request: Request, room_id: str, lang: str | None = Query(None, max_length=16)
+                       ) -> dict[str, Any]:
         """The moderator's whole log with audiences, the setup and the answers: only once the game is over
         (with ?lang=: each line narrated as the moderator reads it)."""
-        room = await hub_of(request).room(room_id)
+        room = await room_of(request, room_id)
         if room.status != "over":
             raise ApiError(409, "the full log is shown only once the game is over")
         out: dict[str, Any] = {"setup": room.setup.as_json(), "answers": [list(a) for a in room.game.answers],
@@ -279,36 +341,47 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
                            for e in room.game.events]
         return out
 
-    @app.get("/api/rooms/{room_id}/qr.svg", responses=ERRORS, tags=["rooms"])
+    @app.get("/api/rooms/{room_id}/qr.svg", response_class=Response, tags=["rooms"], responses={
+        **ERRORS, 200: {"content": {"image/svg+xml": {"schema": {"type": "string"}}}, "description": "the QR code"}})
     async def qr(request: Request, room_id: str) -> Response:
         """The join link as a QR code (SVG)."""
         import qrcode
         import qrcode.image.svg
 
-        room = await hub_of(request).room(room_id)
-        img = qrcode.make(f"{base_url(request)}/r/{room.id}", image_factory=qrcode.image.svg.SvgPathImage,
+        room = await room_of(request, room_id)
+        img = qrcode.make(f"{link(request).base}/r/{room.id}", image_factory=qrcode.image.svg.SvgPathImage,
                           box_size=12, border=2)
         buf = io.BytesIO()
         img.save(buf)
         return Response(buf.getvalue(), media_type="image/svg+xml")
 
     @app.get("/api/decks", tags=["rooms"])
-    async def decks(lang: str | None = Query(None)) -> dict[str, Any]:
+    async def decks(lang: str | None = Query(None, max_length=16)) -> dict[str, Any]:
         """Every ruleset with its decks and presets (role ids, and names with ?lang=)."""
         return decks_json(_lang(lang) or "en")
 
     @app.websocket("/api/rooms/{room_id}/ws")
     async def ws(websocket: WebSocket, room_id: str, token: str | None = None, lang: str | None = None,
                  spectator: bool = False) -> None:
-        """Pushes the caller's view (JSON text) on connect and whenever it changes."""
-        await websocket.accept()
+        """Pushes the caller's view (JSON text) on connect and whenever it changes.
+
+        The token comes as the subprotocol ``token.<token>`` beside ``werewolf`` (a browser's
+        ``new WebSocket(url, ["werewolf", "token." + token])``), so that it is in no URL and no log;
+        ``?token=`` is still accepted. A refused socket gets ``{"error": …}``, then is closed with
+        4000 + the HTTP status (4401, 4403, 4404, 4410, 4429) and the message as its reason.
+        """
+        offered = list(websocket.scope.get("subprotocols") or [])
+        for p in offered:
+            if p.startswith("token."):
+                token = p[len("token."):]
+        await websocket.accept(subprotocol=WS_PROTOCOL if WS_PROTOCOL in offered else None)
         hub = hub_of(websocket)
         try:
-            room = await hub.room(room_id)
-            host, seat = (False, None) if spectator and not token else room.who(token)
+            room = await room_of(hub, room_id)
+            host, seat = (False, None) if spectator and not token else who(websocket, room, token)
         except ApiError as err:
-            await websocket.send_json({"error": err.message})
-            await websocket.close(code=4000 + err.status)
+            await websocket.send_json({"error": err.message[:MAX_ERROR]})
+            await websocket.close(code=4000 + err.status, reason=close_reason(err.message))
             return
         await push_views(websocket, hub, room, Subscriber(seat, host, _lang(lang)))
 
@@ -323,6 +396,12 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
+
+
+def close_reason(message: str) -> str:
+    """A WebSocket close reason: at most 123 bytes of UTF-8."""
+    data = message.encode()
+    return message if len(data) <= 123 else data[:120].decode(errors="ignore") + "…"
 
 
 def _lang(lang: str | None) -> str | None:

@@ -1,18 +1,24 @@
 """Rooms: the digital moderator's memory of every table, between the API and the store.
 
 A ``Room`` holds one game (``werewolf.core.game.Game``), the seats' names and
-token hashes, the seats bots play and the sockets watching it. The ``Hub``
-holds every room and does every change the same way, under the room's lock:
+token hashes, the seats bots play, the sockets watching it and its pacer
+(``werewolf.web.pacing``: which of the game's events are out). The ``Hub`` holds
+every room and does every change (``Hub._change``) the same way, under the room's lock:
 
 1. apply the change to the game in memory (an illegal move raises and changes nothing),
-2. let the bots answer whatever they now owe,
-3. commit the new answers (``Store.append_answers``) and only then
+2. drive the room: the pacer releases what is due by the clock, the bots answer what
+   they owe (inside a night step, only once its time is over), again while either moves;
+   1 and 2 run in the hub's one worker thread, never on the event loop,
+3. commit the new answers and the pacer's released count (``Store.progress``), one
+   transaction, and only then
 4. publish: bump the room's version and wake every socket, which sends its
-   seat's view.
+   seat's view; and wake the room again when its pacer is next due.
 
 Nobody can read the room between 1 and 3 (views are computed under the same
-lock), so nobody is ever told the result of an answer that is not stored. If the
-commit fails, the room is reloaded from the database.
+lock), so nobody is ever told the result of an answer that is not stored. If anything
+fails between 1 and 3 (the engine, a bot, the clock, the database), the room is put
+back as it was (``Room.restore``: the game replayed from the committed answers) and
+the caller gets an ``ApiError``; the database holds nothing of it.
 
 Bots: one kind a room (``BOTS``; heuristic by default, stored with the room).
 
@@ -43,16 +49,18 @@ lobbies are closed first by one UPDATE. The tick looks only at the rooms in memo
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import dataclasses
 import hashlib
 import hmac
 import json
 import logging
+import math
 import random
 import secrets
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,9 +70,11 @@ from werewolf.agents import Agent, Host, RandomAgent
 from werewolf.agents.heuristic import ONE_NIGHT, HeuristicAgent
 from werewolf.core.decisions import Decision, Move
 from werewolf.core.errors import IllegalMove, WerewolfError
+from werewolf.core.events import Event
 from werewolf.core.game import Game, Setup
-from werewolf.core.views import view as core_view
 from werewolf.core.views import visible_events
+from werewolf.web import pacing
+from werewolf.web.pacing import Pace, Pacer
 from werewolf.web.store import PlayerRecord, RoomRecord, Store
 
 log = logging.getLogger("werewolf.web")
@@ -88,10 +98,11 @@ DEFAULT_BOT = "heuristic"
 LEGACY_BOT = "random"  # the kind of rooms stored before the kind was
 
 MODES = ("online", "face_to_face")
-MAX_NAME = 40
 KEEP_FINISHED = 1800.0  # seconds a finished game stays in memory after its end or its last request
 LOBBY_IDLE = 86400.0  # seconds a lobby lives after its creation or its last join (0: for ever)
 CLOSED = "closed"  # the status of an expired lobby
+_UNSHOWN: list[Decision] = []  # the request while the pacer holds it back (one object: its generation stays)
+MAX_TALK = 7 * 86400.0  # the longest discussion clock (a longer one is as good as unlimited)
 
 
 class ApiError(Exception):
@@ -131,6 +142,12 @@ def _talk(d: Decision) -> bool:
     return d.act == "speak" and getattr(d, "part", None) == "discussion"
 
 
+def yield_to_loop() -> None:
+    """Called by the bots' thread between answers: hands the interpreter to the event loop's thread if it
+    waits for it (a request came in), instead of making it wait for the switch interval at each wake-up."""
+    time.sleep(0)
+
+
 def seat_count(game: Game) -> int:
     for e in game.events:
         if e.type == "game_start" and isinstance(e.data.get("players"), int):
@@ -151,12 +168,22 @@ class Subscriber:
 
 
 class Room:
-    def __init__(self, rec: RoomRecord, default_timeout: float, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, rec: RoomRecord, default_timeout: float, clock: Callable[[], float] = time.time,
+                 pace: Pace | None = None, rng: random.Random | None = None) -> None:
         self.rec = rec
         self.clock = clock
         self.id = rec.id
         self.setup = setup_from_json(rec.setup)
         self.game = Game.replay(self.setup, rec.answers)
+        # The live room's pacing (``werewolf.web.pacing``): which events are out, when the next go.
+        self.pace = Pace.parse(rec.pace) if rec.pace is not None else pace or pacing.DEFAULT_PACE
+        self.rng = rng
+        # A room stored before pacing has shown everything so far (None), unless it is still a lobby.
+        paced = rec.paced if rec.paced is not None or rec.status != "lobby" else 0
+        self.pacer = Pacer(self.pace, self.game.events, paced, clock(), rng)
+        self.stored_paced = rec.paced
+        self.fixed_deal = rec.fixed_deal
+        self.wake: asyncio.TimerHandle | None = None
         self.n = seat_count(self.game)
         self.names: dict[int, str] = {p.seat: p.name for p in rec.players}
         self.hashes: dict[int, str] = {p.seat: p.token_hash for p in rec.players}
@@ -207,6 +234,8 @@ class Room:
             "deck": list(s.deck) if isinstance(s.deck, tuple) else s.deck,
             "options": dict(s.options), "mode": self.rec.mode, "lang": self.rec.lang, "players": self.n,
             "timeout": self.timeout or None, "bot_kind": self.bot_kind,
+            # A deal its creator chose (a seed) is known to the creator: every screen says so.
+            "fixed_deal": self.fixed_deal, "pace": self.pace.as_json(),
             "seats": [{"seat": n, "name": self.names.get(n), "bot": n in self.bots,
                        "taken": n in self.names or n in self.bots} for n in range(1, self.n + 1)],
         }
@@ -214,16 +243,57 @@ class Room:
     def free_seats(self) -> list[int]:
         return [n for n in range(1, self.n + 1) if n not in self.names and n not in self.bots]
 
+    # -- what is out: the pacer's part of the game -----------------------------------------
+    def shown(self) -> Sequence[Event]:
+        """The game's events released so far (every view is made of these only)."""
+        return self.pacer.shown(self.game.events)
+
+    def settled(self) -> bool:
+        return self.pacer.settled(self.game.events)
+
+    def pending(self, seat: int | None = None) -> list[Decision]:
+        """The open decisions as the table sees them: none until everything the engine said is out."""
+        if self.status != "playing" or not self.settled():
+            return []
+        return self.game.pending(seat)
+
+    def over(self) -> bool:
+        return self.game.over and self.settled()
+
+    def phase(self) -> str:
+        shown = self.shown()
+        return self.game.phase if len(shown) == len(self.game.events) or not shown else shown[-1].phase
+
+    def awake(self, seat: int, role: str | None, events: list[Event]) -> dict[str, Any] | None:
+        """The open night step, when it is this seat's role's and asks it nothing (a witch with no potion
+        left, a role only woken): the phone shows it, as a judge shows her, with a button that only
+        dismisses it. Nobody else is told anything."""
+        step = self.pacer.open_step(self.game.events)
+        if step is None or role is None or step.data.get("role") != role or self.pending(seat):
+            return None
+        if any(e.type == "death" and e.data.get("seat") == seat for e in events):
+            return None
+        return {"step": step.data.get("step"), "role": role}
+
     def view(self, seat: int | None, host: bool = False) -> dict[str, Any]:
         """The view of one seat (``None``: spectator or host), as the API sends it."""
         if self.status == "lobby":
             out: dict[str, Any] = {"seat": seat, "role": None, "phase": "lobby", "events": [], "pending": None,
-                                   "decisions": None, "game_over": None}
+                                   "decisions": None, "game_over": None, "awake": None}
         else:
-            out = core_view(self.game, seat)
-            decisions = self.game.pending(seat) if seat is not None else []
-            out["decisions"] = out["pending"]
-            out["pending"] = [o for d in decisions for o in d.options()] or None
+            events = visible_events(list(self.shown()), seat)
+            role = None
+            for e in events:
+                if e.type in ("role", "took") and e.data.get("seat") == seat:
+                    role = e.data.get("role")
+            decisions = self.pending(seat) if seat is not None else []
+            result = self.game.result if self.over() else None
+            out = {"seat": seat, "role": role, "phase": self.phase(),
+                   "events": [e.as_json(with_audience=False) for e in events],
+                   "pending": [o for d in decisions for o in d.options()] or None,
+                   "decisions": [d.describe() for d in decisions] or None,
+                   "game_over": {"teams": result[0], "seats": result[1]} if result else None,
+                   "awake": self.awake(seat, role, events) if seat is not None else None}
         deadline = None
         if seat is not None and self.status == "playing":
             times = [t for d, t in self.deadlines.values() if d.seat == seat]
@@ -231,7 +301,7 @@ class Room:
         out["deadline"] = deadline
         out["host"] = host
         out["room"] = self.info()
-        out["speaking"] = sorted({d.seat for d in self.game.pending() if d.act == "speak"})
+        out["speaking"] = sorted({d.seat for d in self.pending() if d.act == "speak"})
         out["discussion"] = self.discussion()
         return out
 
@@ -240,7 +310,7 @@ class Room:
         """Whether the one-night discussion is on: its rounds of statements are asked."""
         request = self.game.request
         return (self.status == "playing" and self.setup.ruleset in ONE_NIGHT and bool(request)
-                and all(_talk(d) for d in request))
+                and self.settled() and all(_talk(d) for d in request))
 
     def discussion(self) -> dict[str, Any] | None:
         """The discussion as every phone shows it: its length, when it ends, who is ready to vote."""
@@ -254,7 +324,7 @@ class Room:
                 "ready": [s for s in range(1, self.n + 1) if last.get(s) == ("speak", None)]}
 
     def talk_seconds(self) -> float | None:
-        e = next((e for e in self.game.events if e.type == "discussion"), None)
+        e = next((e for e in self.shown() if e.type == "discussion"), None)
         return None if e is None else e.data.get("seconds")
 
     def start_talk_clock(self) -> bool:
@@ -264,7 +334,13 @@ class Room:
         seconds = self.talk_seconds()
         if seconds is None:  # no limit: it ends when everyone is ready
             return False
-        self.talk_ends = time.time() + float(seconds)
+        try:
+            length = float(seconds)
+        except (OverflowError, TypeError, ValueError):  # an integer beyond floats: as good as unlimited
+            length = MAX_TALK
+        if math.isnan(length):
+            return False
+        self.talk_ends = time.time() + min(max(length, 0.0), MAX_TALK)
         return True
 
     def talk_up(self) -> bool:
@@ -274,7 +350,7 @@ class Room:
         """The discussion's open turns once its time is up: each is declined as it comes."""
         if not self.talk_up():
             return []
-        return [d for d in self.game.pending() if _talk(d)]
+        return [d for d in self.pending() if _talk(d)]
 
     def agents(self) -> dict[int, Agent]:
         if self._agents is None:
@@ -300,9 +376,10 @@ class Room:
             v["text"] = render(self, v, seat, lang)
         # The events, the bulk of a view, are encoded once each and spliced in.
         del v["events"]
-        shown = visible_events(self.game.events, seat) if self.status != "lobby" else []
+        out = self.shown()
+        shown = visible_events(list(out), seat) if self.status != "lobby" else []
         encoded = self._encoded
-        for e in self.game.events[len(encoded):]:
+        for e in out[len(encoded):]:
             encoded[id(e)] = json.dumps(e.as_json(with_audience=False), ensure_ascii=False, separators=(",", ":"))
         head = json.dumps(v, ensure_ascii=False, separators=(",", ":"))
         text = head[:-1] + ',"events":[' + ",".join(encoded[id(e)] for e in shown) + "]}"
@@ -319,7 +396,7 @@ class Room:
 
     def signature(self, seat: int | None, host: bool, lang: str | None) -> tuple[Any, ...]:
         """Changes whenever the view of ``seat`` may have changed (events it sees, its decisions, the room)."""
-        events = self.game.events
+        events = self.shown()
         if self._scanned > len(events):
             self._reset_counts()
         for e in events[self._scanned:]:
@@ -329,18 +406,19 @@ class Room:
                 for s in e.to:
                     self._private[s] = self._private.get(s, 0) + 1
         self._scanned = len(events)
-        request = self.game.request
+        request = self.game.request if self.settled() else _UNSHOWN
         if request is not self._request:
             self._request = request
             self._generation += 1
         mine: tuple[Any, ...] = ()
         if seat is not None:
-            owed = self.game.pending(seat)
+            owed = self.pending(seat)
             positions = tuple(i for i, d in enumerate(request) if d.seat == seat and d in owed)
             mine = (self._generation, positions) if positions else ()
-        speaking = tuple(d.seat for d in self.game.pending() if d.act == "speak")
+        speaking = tuple(d.seat for d in self.pending() if d.act == "speak")
         seen = self._public + (self._private.get(seat, 0) if seat is not None else 0)
-        return (self.status, self.info_version, seen, mine, speaking, host, lang, self.game.over)
+        awake = self.pacer.step if seat is not None else None  # the open step (a seat may be woken by it)
+        return (self.status, self.info_version, seen, mine, speaking, host, lang, self.over(), awake)
 
     def changed(self) -> None:
         """Something everyone may need to see: wake every socket."""
@@ -358,42 +436,104 @@ class Room:
         now = time.time()
         old = self.deadlines
         self.deadlines = {}
-        for d in self.game.pending():
+        for d in self.pending():
             if d.seat in self.bots:
                 continue
             prev = old.get(id(d))
             self.deadlines[id(d)] = prev if prev is not None and prev[0] is d else (d, now + self.timeout)
 
-    # -- changes (callers hold the lock) ----------------------------------------------------
-    def run_bots(self) -> None:
-        """Let the bots answer every decision they owe, until only people are asked."""
+    # -- changes (callers hold the lock; ``drive`` runs in the bots' worker thread) ----------
+    def drive(self, now: float) -> None:
+        """Move the game on as far as the clock allows: the pacer's releases, the bots' answers (held
+        inside a night step until its time is over), the discussion's turns that came too late."""
         g = self.game
-        while not g.over:
+        pacer = self.pacer
+        while True:
+            if pacer.advance(g.events, now):
+                continue
+            if g.over or not pacer.settled(g.events):
+                return
             late = self.late_turns()
             for d in late:
                 g.decline(d)  # the last one closes the round: the vote follows
             if late:
                 continue
-            owed = [d for d in g.pending() if d.seat in self.bots]
-            if not owed:
+            if not pacer.bots_may_answer(g.events, now) or not self.bot_round():
                 return
-            agents = self.agents()
-            for d in owed:
-                agent = agents[d.seat]
-                if isinstance(agent, RandomAgent):
-                    g.answer_value(d, agent.value(d))
-                    continue
-                if self._host is None or self._host.game is not g:
-                    self._host = Host(g, agents)
-                move = self._host.ask(d)
-                if move is None:
+
+    def bot_round(self) -> bool:
+        """The bots answer every decision they owe in the open request; False if they owe none."""
+        g = self.game
+        owed = [d for d in g.pending() if d.seat in self.bots]
+        if not owed:
+            return False
+        agents = self.agents()
+        for d in owed:
+            yield_to_loop()
+            agent = agents[d.seat]
+            if isinstance(agent, RandomAgent):
+                g.answer_value(d, agent.value(d))
+                continue
+            if self._host is None or self._host.game is not g:
+                self._host = Host(g, agents)
+            move = self._host.ask(d)
+            if move is None:
+                g.decline(d)
+            else:
+                try:
+                    g.answer(d.seat, move)
+                except IllegalMove:
+                    log.warning("room %s: bot at seat %s answered illegally; default taken", self.id, d.seat)
                     g.decline(d)
-                else:
-                    try:
-                        g.answer(d.seat, move)
-                    except IllegalMove:
-                        log.warning("room %s: bot at seat %s answered illegally; default taken", self.id, d.seat)
-                        g.decline(d)
+        return True
+
+    def snapshot(self) -> tuple[Any, ...]:
+        """What a change may touch, to put back if it fails (the game itself is replayed)."""
+        p = self.pacer
+        return (list(self.game.answers), self.status, set(self.bots), self.talk_ends,
+                (p.released, p.step, p.hold_until, p.next_at), dict(self.deadlines))
+
+    def restore(self, snap: tuple[Any, ...]) -> None:
+        """The room exactly as it was at ``snap`` (nothing of the failed change was stored or shown)."""
+        answers, self.status, self.bots, self.talk_ends, paced, deadlines = snap
+        # Replayed even when no answer was added: a failure inside the engine may have left its flow dead.
+        self.game = Game.replay(self.setup, answers)
+        p = self.pacer
+        p.released, p.step, p.hold_until, p.next_at = paced
+        # The open decisions are new objects now: each keeps the deadline it had.
+        self.deadlines = {}
+        for d in self.pending():
+            kept = next((t for old, t in deadlines.values() if (old.seat, old.act) == (d.seat, d.act)), None)
+            if kept is not None:
+                self.deadlines[id(d)] = (d, kept)
+        self.committed = len(answers)
+        self._agents = None
+        self.narrations.clear()
+        self._encoded = {}
+        self._views.clear()
+        self._reset_counts()
+        self.info_version += 1
+
+    def write(self, *, started: bool = False, clock: bool = False) -> Callable[[Any], None] | None:
+        """The store's write of everything changed since the last commit (None: nothing)."""
+        rows = self.game.answers[self.committed:]
+        over = self.over()
+        paced = self.pacer.released
+        moved = paced != self.stored_paced
+        if not (rows or moved or started or clock or (over and self.status != "over")):
+            return None
+        status = "over" if over else "playing" if started else None
+        return Store.progress(self.id, self.committed, rows, status=status,
+                              bots=sorted(self.bots) if started else None, paced=paced if moved else None,
+                              talk_ends=self.talk_ends if clock else None)
+
+    def committed_now(self) -> None:
+        """The change is stored: the room's own record of what the database holds."""
+        self.committed = len(self.game.answers)
+        self.stored_paced = self.pacer.released
+        if self.over() and self.status != "over":
+            self.status = "over"
+            self.info_version += 1
 
 
 class Hub:
@@ -401,16 +541,23 @@ class Hub:
 
     def __init__(self, store: Store, *, timeout: float = 600.0, tick: float = 1.0,
                  keep_finished: float = KEEP_FINISHED, lobby_idle: float = LOBBY_IDLE,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, pace: Pace | None = None,
+                 rng: random.Random | None = None, timers: bool = True) -> None:
         self.store = store
         self.timeout = timeout
         self.tick = tick
         self.keep_finished = keep_finished
         self.lobby_idle = lobby_idle
         self.clock = clock
+        self.pace = pace or pacing.DEFAULT_PACE  # the rooms' pacing unless a room sets its own
+        self.rng = rng  # the pacer's randomness (None: the server's secret one); tests pass a seeded one
+        self.timers = timers  # wake each room when its pacer is due (tests on a fake clock sweep instead)
         self.rooms: dict[str, Room] = {}
         self.broken: dict[str, str] = {}
         self._ticker: asyncio.Task[None] | None = None
+        # The engine and the bots run here, one change at a time, never on the event loop.
+        self._worker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="werewolf-bots")
+        self._tasks: set[asyncio.Task[None]] = set()
 
     # -- life -------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -424,7 +571,10 @@ class Hub:
             room = self._make(rec)
             if room is not None and room.status == "playing":
                 async with room.lock:
-                    await self._settle(room)
+                    try:
+                        await self._change(room)
+                    except ApiError as err:
+                        log.error("room %s: could not go on after the restart: %s", room.id, err.message)
         log.info("reloaded %d unfinished room(s)", len(records))
         self._ticker = asyncio.create_task(self._tick())
 
@@ -434,13 +584,23 @@ class Hub:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._ticker
         for room in self.rooms.values():
+            if room.wake is not None:
+                room.wake.cancel()
             for sub in room.subs:
                 sub.closed = True
                 sub.dirty.set()
+        for task in list(self._tasks):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._worker.shutdown(wait=True)
+
+    def _room(self, rec: RoomRecord) -> Room:
+        return Room(rec, self.timeout, self.clock, self.pace, self.rng)
 
     def _make(self, rec: RoomRecord) -> Room | None:
         try:
-            room = Room(rec, self.timeout, self.clock)
+            room = self._room(rec)
         except (WerewolfError, KeyError, ValueError, TypeError) as err:
             log.error("room %s cannot be replayed: %s", rec.id, err)
             self.broken[rec.id] = str(err)
@@ -485,13 +645,18 @@ class Hub:
     async def create(self, *, ruleset: str, deck: str | list[str] | None, options: dict[str, Any],
                      bots: Iterable[int], seed: int | None, mode: str, lang: str, players: int | None,
                      timeout: float | None, live_speech: bool = True,
-                     bot_kind: str = DEFAULT_BOT) -> tuple[Room, str]:
+                     bot_kind: str = DEFAULT_BOT, pace: Sequence[float] | None = None) -> tuple[Room, str]:
         if mode not in MODES:
             raise ApiError(422, f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         if bot_kind not in BOTS:
             raise ApiError(422, f"bot_kind must be one of {', '.join(BOTS)}, not {bot_kind!r}")
+        try:
+            room_pace = self.pace if pace is None else Pace.parse(pace)
+        except ValueError as err:
+            raise ApiError(422, str(err)) from None
+        fixed_deal = seed is not None  # the creator knows the deal: every screen says so
         if seed is None:
-            seed = secrets.randbits(63)  # unguessable: the seed decides the deal
+            seed = secrets.randbits(63)  # unguessable, and never shown before the end: the seed decides the deal
         setup = Setup(ruleset=ruleset, deck=tuple(deck) if isinstance(deck, list) else deck, options=options,
                       seed=seed, players=players, live_speech=live_speech)
         try:
@@ -510,26 +675,29 @@ class Hub:
                 continue
             rec = RoomRecord(id=room_id, created=self.clock(), status="lobby", setup=setup.as_json(), mode=mode,
                              lang=lang, bots=bot_seats, host_hash=token_hash(token), timeout=timeout,
-                             bot_kind=bot_kind)
+                             bot_kind=bot_kind, paced=0, pace=room_pace.as_json(), fixed_deal=fixed_deal)
             try:
                 await self.store.submit(Store.create_room(rec))
             except IntegrityError:  # the id of a room that is only in the database (finished, or closed)
                 continue
             break
-        room = Room(rec, self.timeout, self.clock)
+        room = self._room(rec)
         self.rooms[room_id] = room
         return room, token
 
     async def join(self, room: Room, name: str, seat: int | None) -> tuple[int, str]:
-        name = " ".join(name.split())
-        if not name:
-            raise ApiError(422, "name must not be empty")
-        if len(name) > MAX_NAME:
-            raise ApiError(422, f"name must be at most {MAX_NAME} characters")
+        from werewolf.web.requests import clean_name, name_key
+
+        try:
+            name = clean_name(name)
+        except ValueError as err:
+            raise ApiError(422, f"name: {err}") from None
         async with room.lock:
             self.check_open(room)
             if room.status != "lobby":
                 raise ApiError(409, "the game has started: no more seats can be taken")
+            if any(name_key(taken) == name_key(name) for taken in room.names.values()):
+                raise ApiError(409, f"the name {name!r} is taken in this room: choose another")
             free = room.free_seats()
             if seat is None:
                 if not free:
@@ -549,6 +717,9 @@ class Hub:
         return seat, token
 
     async def start_game(self, room: Room, fill_with_bots: bool) -> None:
+        await asyncio.shield(self._spawn(self._start_game(room, fill_with_bots)))
+
+    async def _start_game(self, room: Room, fill_with_bots: bool) -> None:
         async with room.lock:
             self.check_open(room)
             if room.status != "lobby":
@@ -558,110 +729,127 @@ class Hub:
                 raise ApiError(409, f"seat(s) {', '.join(map(str, free))} are empty: wait for players, "
                                     "or start with {\"fill_with_bots\": true}")
             bots = room.bots | set(free)
-            game = room.game
-            room.bots = bots
-            room.status = "playing"
-            room.run_bots()
-            rows = game.answers[room.committed:]
-            status = "over" if game.over else "playing"
-            clock = room.start_talk_clock()
 
-            def write(conn: Any) -> None:
-                Store.set_status(room.id, status, sorted(bots))(conn)
-                Store.append_answers(room.id, 0, rows)(conn)
-                if clock and room.talk_ends is not None:
-                    Store.set_talk_ends(room.id, room.talk_ends)(conn)
+            def start() -> None:
+                room.bots = bots
+                room.status = "playing"
 
-            try:
-                await self.store.submit(write)
-            except Exception:
-                await self._reload(room)
-                raise ApiError(503, "the database did not store the start: try again") from None
-            room.committed = len(game.answers)
-            room.status = status
-            room.info_version += 1
-            room.changed()
+            await self._change(room, start, started=True)
 
     async def act(self, room: Room, seat: int, move: Move) -> None:
         """A person's answer: apply, let the bots follow, commit, publish."""
-        await asyncio.shield(asyncio.ensure_future(self._act(room, seat, move)))
+        await asyncio.shield(self._spawn(self._act(room, seat, move)))
 
     async def _act(self, room: Room, seat: int, move: Move) -> None:
         async with room.lock:
             self.check_open(room)
             if room.status == "lobby":
                 raise ApiError(409, "the game has not started yet")
-            game = room.game
-            if room.status == "over" or game.over:
+            if room.status == "over" or room.over():
                 raise ApiError(409, "the game is over")
-            if not game.pending(seat):
-                raise ApiError(409, f"not your turn: seat {seat} is not asked for anything now ({game.phase})")
-            try:
-                game.answer(seat, move)
-            except IllegalMove as err:
-                raise ApiError(422, str(err)) from None
-            await self._settle(room)
+            if not room.pending(seat):  # a decision not yet shown is not asked (the same words)
+                raise ApiError(409, f"not your turn: seat {seat} is not asked for anything now ({room.phase()})")
+            await self._change(room, lambda: room.game.answer(seat, move))
 
     async def decline(self, room: Room, decisions: list[Decision]) -> None:
-        """Give timed-out decisions their defaults."""
+        """Give timed-out decisions their defaults (and move the room on by its clock)."""
         async with room.lock:
-            took = False
-            for d in decisions:  # each still open (a decision may be listed twice, or closed by now)
-                if not room.game.over and any(o is d for o in room.game.pending(d.seat)):
-                    room.game.decline(d)
-                    took = True
-            if took:
-                await self._settle(room)
+            if room.status != "playing":
+                return
 
-    async def _settle(self, room: Room) -> None:
-        """Bots answer, the new answers are committed, then everyone is told (lock held)."""
-        game = room.game
-        room.run_bots()
-        rows = game.answers[room.committed:]
-        over = game.over
-        clock = room.start_talk_clock()
-        if rows or (over and room.status != "over") or clock:
-            write = Store.append_answers(room.id, room.committed, rows, "over" if over else None)
-            ends = room.talk_ends
-            if clock and ends is not None:
-                answers = write
+            def take() -> None:
+                for d in decisions:  # each still open (a decision may be listed twice, or closed by now)
+                    if not room.game.over and any(o is d for o in room.pending(d.seat)):
+                        room.game.decline(d)
 
-                def write(conn: Any) -> None:  # the discussion's end, with the answers that opened it
-                    answers(conn)
-                    Store.set_talk_ends(room.id, ends)(conn)
+            await self._change(room, take)
+
+    def _spawn(self, coro: Any) -> asyncio.Task[Any]:
+        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _change(self, room: Room, apply: Callable[[], None] | None = None, *, started: bool = False) -> None:
+        """Apply a change (lock held): ``apply`` and the room's drive (the pacer, the bots) in the worker
+        thread, then the commit, then the publication. Whatever fails on the way (the engine, a bot, the
+        clock, the database), the room is put back exactly as it was, in memory as in the database
+        (nothing was committed), and the caller gets an ``ApiError``."""
+        snap = room.snapshot()
+        clock_started = False
+
+        def work() -> None:
+            if apply is not None:
+                try:
+                    apply()
+                except IllegalMove as err:  # refused by the rules before anything changed
+                    raise ApiError(422, str(err)) from None
+            room.drive(self.clock())
+
+        try:
+            await asyncio.get_running_loop().run_in_executor(self._worker, work)
+            clock_started = room.start_talk_clock()
+            write = room.write(started=started, clock=clock_started)
+        except ApiError:
+            raise
+        except Exception as err:
+            log.exception("room %s: a change failed; the room is as it was", room.id)
+            self._put_back(room, snap)
+            raise ApiError(500, f"the server could not apply this ({type(err).__name__}): nothing changed, "
+                                "try again") from None
+        if write is not None:
             try:
                 await self.store.submit(write)
             except Exception:
-                log.exception("room %s: commit failed", room.id)
-                await self._reload(room)
-                raise ApiError(503, "the database did not store the answer: nothing changed, try again") from None
-            room.committed = len(game.answers)
-            if over:
-                room.status = "over"
-                room.info_version += 1
-        room.changed()
-
-    async def _reload(self, room: Room) -> None:
-        """After a failed commit: the room as the database has it."""
+                log.exception("room %s: commit failed; the room is as it was", room.id)
+                self._put_back(room, snap)
+                raise ApiError(503, "the database did not store this: nothing changed, try again") from None
+        room.committed_now()
+        if started:
+            room.info_version += 1
         try:
-            records = await self.store.submit(Store.load([room.id]))
+            room.changed()
+        except Exception:  # stored: a view that cannot be made now is made at the next change
+            log.exception("room %s: publishing failed", room.id)
+        self._schedule(room)
+
+    def _put_back(self, room: Room, snap: tuple[Any, ...]) -> None:
+        """The room as it was before a failed change; if even that fails, it leaves memory (its phones
+        reconnect, and the next request loads it from the database, which has nothing of the change)."""
+        try:
+            room.restore(snap)
+            room.changed()
         except Exception:
-            records = []
-        if records:
-            fresh = Room(records[0], self.timeout, self.clock)
-        else:  # the database is gone: back to what was committed
-            rec = room.rec
-            rec.answers = room.game.answers[:room.committed]
-            rec.status = "playing" if room.committed or room.status != "lobby" else "lobby"
-            fresh = Room(rec, self.timeout, self.clock)
-        room.game, room.status, room.committed = fresh.game, fresh.status, fresh.committed
-        room.bots, room.names, room.hashes = fresh.bots, fresh.names, fresh.hashes
-        room.talk_ends, room._agents = fresh.talk_ends, None
-        room.narrations.clear()
-        room._encoded = {}
-        room._reset_counts()
-        room.info_version += 1
-        room.changed()
+            log.exception("room %s: could not be put back; dropped from memory", room.id)
+            if self.rooms.get(room.id) is room:
+                del self.rooms[room.id]
+            room.status = CLOSED if room.status == "lobby" else room.status
+            for sub in room.subs:
+                sub.closed = True
+                sub.dirty.set()
+            return
+        self._schedule(room, not_before=self.tick)  # what failed is tried again, but not in a tight loop
+
+    def _schedule(self, room: Room, not_before: float = 0.0) -> None:
+        """Wake the room when its pacer is next due (a step's end, a release)."""
+        if room.wake is not None:
+            room.wake.cancel()
+            room.wake = None
+        due = room.pacer.due(room.game.events) if room.status == "playing" else None
+        if due is None or not self.timers:
+            return
+        delay = max(not_before, due - self.clock())
+        room.wake = asyncio.get_running_loop().call_later(delay, lambda: self._spawn(self.pace_room(room)))
+
+    async def pace_room(self, room: Room) -> None:
+        """The clock's part of a room's change: release what is due, let held bots answer."""
+        async with room.lock:
+            if room.status != "playing" or self.rooms.get(room.id) is not room:
+                return
+            try:
+                await self._change(room)
+            except ApiError as err:
+                log.warning("room %s: pacing: %s", room.id, err.message)
 
     async def view_json(self, room: Room, seat: int | None, host: bool, lang: str | None) -> str:
         async with room.lock:
@@ -696,8 +884,11 @@ class Hub:
                 if self.lobby_idle > 0 and now - room.touched > self.lobby_idle:
                     await self.expire(room)
                 continue
-            due = [d for d, t in room.deadlines.values() if t <= wall] + room.late_turns()
-            if due:
+            if room.lock.locked():
+                continue  # busy: its change moves it on, and the next tick looks again
+            due = [d for d, t in room.deadlines.values() if t <= wall]
+            paced = room.pacer.due(room.game.events)
+            if due or room.late_turns() or (paced is not None and paced <= now):
                 try:
                     await self.decline(room, due)
                 except ApiError as err:

@@ -7,7 +7,10 @@ Tables:
   hash, the status (``lobby``, ``playing``, ``over``, or ``closed``: a lobby that
   expired unstarted, kept so that its link says so) and when the one-night
   discussion's time is up (the clock is the server's, not the engine's, so it is
-  kept here to survive a restart).
+  kept here to survive a restart), how many of the game's events the pacer has
+  released (``paced``, written with the answers and at each release, so that a
+  restart neither skips nor repeats a night step), the room's pacing (``pace``)
+  and whether its creator chose the deal's seed (``fixed_deal``).
 - ``players``: one row a taken seat: the name and the player token's hash.
 - ``answers``: the game's log of answers, one row each, numbered from 0 in the
   order the engine took them: ``(seat, act, value)`` with ``value`` as JSON.
@@ -70,8 +73,11 @@ rooms = Table(
     # Added later (``_add_columns`` brings older databases up to date):
     Column("bot_kind", String(16), nullable=True),  # null: random, the only kind before kinds were stored
     Column("talk_ends", Float, nullable=True),  # when the one-night discussion's time is up (Unix time)
+    Column("paced", Integer, nullable=True),  # how many of the game's events the pacer has released (null: all)
+    Column("pace", Text, nullable=True),  # the room's pacing, [shortest, longest] step in seconds (null: default)
+    Column("fixed_deal", Integer, nullable=True),  # 1: the creator chose the seed (the deal is known)
 )
-LATER_COLUMNS = ("bot_kind", "talk_ends")
+LATER_COLUMNS = ("bot_kind", "talk_ends", "paced", "pace", "fixed_deal")
 
 players = Table(
     "players", metadata,
@@ -128,6 +134,9 @@ class RoomRecord:
     timeout: float | None
     bot_kind: str | None = None
     talk_ends: float | None = None
+    paced: int | None = None  # events released by the pacer (``werewolf.web.pacing``); None: every one
+    pace: list[float] | None = None  # [shortest, longest] night step (seconds); None: the server's default
+    fixed_deal: bool = False  # the creator chose the seed: anyone may know the deal
     players: list[PlayerRecord] = field(default_factory=list)
     answers: list[tuple[int, str, Any]] = field(default_factory=list)
 
@@ -219,7 +228,8 @@ class Store:
             conn.execute(insert(rooms).values(
                 id=rec.id, created=rec.created, status=rec.status, setup=json.dumps(rec.setup),
                 mode=rec.mode, lang=rec.lang, bots=json.dumps(rec.bots), host_hash=rec.host_hash,
-                timeout=rec.timeout, bot_kind=rec.bot_kind, talk_ends=rec.talk_ends))
+                timeout=rec.timeout, bot_kind=rec.bot_kind, talk_ends=rec.talk_ends, paced=rec.paced,
+                pace=None if rec.pace is None else json.dumps(rec.pace), fixed_deal=int(rec.fixed_deal)))
         return run
 
     @staticmethod
@@ -278,6 +288,29 @@ class Store:
                 conn.execute(update(rooms).where(rooms.c.id == room_id).values(status=status))
         return run
 
+    @staticmethod
+    def progress(room_id: str, start: int, rows: Sequence[tuple[int, str, Any]], *, status: str | None = None,
+                 bots: Sequence[int] | None = None, paced: int | None = None,
+                 talk_ends: float | None = None) -> Callable[[Connection], None]:
+        """One change of a live room in one transaction: its new answers (from ``start``), and whatever
+        else moved with them (status, bot seats, events released, the discussion's end)."""
+        answers_of = Store.append_answers(room_id, start, rows)
+        values: dict[str, Any] = {}
+        if status is not None:
+            values["status"] = status
+        if bots is not None:
+            values["bots"] = json.dumps(sorted(bots))
+        if paced is not None:
+            values["paced"] = paced
+        if talk_ends is not None:
+            values["talk_ends"] = talk_ends
+
+        def run(conn: Connection) -> None:
+            answers_of(conn)
+            if values:
+                conn.execute(update(rooms).where(rooms.c.id == room_id).values(**values))
+        return run
+
     # -- the reads ------------------------------------------------------------------------------
     @staticmethod
     def load(room_ids: Sequence[str] | None = None, *, unfinished: bool = False
@@ -293,7 +326,9 @@ class Store:
             for r in conn.execute(q.order_by(rooms.c.created)):
                 out[r.id] = RoomRecord(id=r.id, created=r.created, status=r.status, setup=json.loads(r.setup),
                                        mode=r.mode, lang=r.lang, bots=json.loads(r.bots), host_hash=r.host_hash,
-                                       timeout=r.timeout, bot_kind=r.bot_kind, talk_ends=r.talk_ends)
+                                       timeout=r.timeout, bot_kind=r.bot_kind, talk_ends=r.talk_ends,
+                                       paced=r.paced, pace=None if r.pace is None else json.loads(r.pace),
+                                       fixed_deal=bool(r.fixed_deal))
             if not out:
                 return []
             ids = list(out)

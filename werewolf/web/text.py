@@ -72,12 +72,12 @@ def render(room: Room, v: Mapping[str, Any], seat: int | None, lang: str) -> dic
             "side": _t("ui.side", lang, "", faction=faction_name(faction, lang)) if faction else "",
         }
     if seat is not None and room.status == "playing":
-        for d in room.game.pending(seat):
+        for d in room.pending(seat):
             out["decisions"].append(decision_text(room, d, seat, lang, role, events))
     # Whose speaking turn it is (public: the moderator announces it); in the one-night discussion
     # everyone may talk at once, and the phones show who is ready instead.
     talk = v.get("discussion")
-    out["speaking"] = [turn_text(d, lang, None) for d in room.game.pending() if d.act == "speak"] \
+    out["speaking"] = [turn_text(d, lang, None) for d in room.pending() if d.act == "speak"] \
         if room.status == "playing" and talk is None else []
     out["discussion"] = None if talk is None else discussion_text(talk, lang)
     result = v.get("game_over")
@@ -118,7 +118,7 @@ def discussion_text(talk: Mapping[str, Any], lang: str) -> dict[str, Any]:
 
 def final_roles(room: Room, lang: str) -> list[dict[str, Any]]:
     """Every seat's role, from the public ``roles`` event of the game's end."""
-    for e in reversed(room.game.events):
+    for e in reversed(room.shown()):
         if e.type == "roles" and e.to is None:
             roles = e.data.get("roles") or {}
             return [{"seat": int(s), "role": r, "name": _safe(role_name, r, lang, default=r)}

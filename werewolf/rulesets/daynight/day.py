@@ -101,17 +101,23 @@ class DaySteps:
         t.say("day", number=k)
 
     def day_body(self: Moderator, k: int) -> Gen:
-        """Classic and facetoface (RULES.md §3.2, §3.3); wechat overrides it."""
+        """RULES.md §3.2, §3.3, §3.4 (wechat's morning is its ``announce``)."""
         t = self.t
         opts = t.opts
-        self.bear_line()
+        if opts.bear_announce == "day_start":
+            self.bear_line()
         if "silencer" in t.in_deck:  # nobody else silences anyone
             for p in t.players:
                 if p.silenced_day == k and (p.alive or p.pending):
                     t.say("silenced", seat=p.seat)  # 「被禁言的玩家於次一日白天不能說話」
-        if self.election_today(k) and opts.sheriff_before_announcement:
+        # The election comes before the death announcement (pending-dead players take part,
+        # RULES.md §0.4) or after it (wechat: 「公示…昨晚出局角色名單。開始競選警長」).
+        early = opts.sheriff_before_announcement
+        if early and self.election_today(k):
             yield from self.election(resumed=t.election_postponed)
         yield from self.announce()
+        if not early and self.election_today(k):
+            yield from self.election(resumed=t.election_postponed)
         yield from self.discussion()
         yield from self.rogue_dies()
         yield from self.exile_vote()
@@ -174,8 +180,9 @@ class DaySteps:
             self.elect(remaining[0], "sole candidate")
             return
         if everyone:
-            # wechat: 「所有存活角色均可參與投票」, even for a single candidate.
-            electorate = [p.seat for p in t.living() if self.may_vote(p)]
+            # wechat: 「所有存活角色均可參與投票」, even for a single candidate (and, before the
+            # announcement, the night's dead, who still count as alive: RULES.md §0.4).
+            electorate = [p.seat for p in people if self.may_vote(p) or (p.pending and not p.idiot_revealed)]
         else:
             electorate = [p.seat for p in people if p.seat not in cands]
         if not electorate:
@@ -253,14 +260,14 @@ class DaySteps:
         t.say("announce", seats=dead)
         for s in dead:
             t.p(s).pending = False
-        if dead:
-            t.last_dead = dead
         t.announced_today = dead
         t.announced_day = t.day
         for s in dead:
             yield from self.followups(t.p(s))
         if t.transform_due == "dawn":
             self.transform_wild_child()
+        if t.opts.bear_announce == "after_deaths":
+            self.bear_line()  # 「每天早上，犧牲消息公布后」
 
     def transform_wild_child(self: Moderator) -> None:
         t = self.t
@@ -421,7 +428,7 @@ class DaySteps:
             t.say("claw", seat=p.seat, target=target)
             if victim.alive:
                 taken: list[Player] = []
-                self.die(victim, "claw", taken)
+                self.die(victim, "claw", taken, p.death_phase)  # taken with him, at his time
                 self.close_chains(taken)
                 yield from self.batch_done(taken)
         yield from self.followups_of(batch)
@@ -468,17 +475,29 @@ class DaySteps:
         """The ballot papers of an exile vote; ``count_votes`` reads them."""
         t = self.t
         shared = tuple(targets)
+        barred = self.barred()
         if t.lovers is None or t.opts.lovers_may_vote_each_other:
-            return [Target(v, act, shared, why="vote to exile") for v in voters]
+            return [Target(v, act, shared, forbidden=barred, why="vote to exile") for v in voters]
         asks: list[Decision] = []
         for v in voters:
             lover = t.lover_of(v)
             if lover is not None and lover in shared:
                 asks.append(Target(v, act, [s for s in shared if s != lover],
-                                   forbidden={lover: "lovers may not vote for each other"}, why="vote to exile"))
+                                   forbidden={**(barred or {}), lover: "lovers may not vote for each other"},
+                                   why="vote to exile"))
             else:
-                asks.append(Target(v, act, shared, why="vote to exile"))
+                asks.append(Target(v, act, shared, forbidden=barred, why="vote to exile"))
         return asks
+
+    def barred(self: Moderator) -> dict[int, str] | None:
+        """Living players a rule keeps off the exile ballot, with the rule, for the refusal's message (a
+        revealed idiot, RULES.md §1.6 #21); None, the usual case, after one look-up."""
+        t = self.t
+        idiots = t.by_role.get("idiot")
+        if not idiots or t.opts.revealed_idiot_votable:
+            return None
+        seats = [p.seat for p in idiots if p.alive and not self.votable(p)]
+        return dict.fromkeys(seats, REVEALED_IDIOT) if seats else None
 
     def count_votes(self: Moderator, act: str, voters: list[int], ballots: list[Any]
                     ) -> tuple[int | None, list[int], dict[int, int]]:
@@ -520,9 +539,20 @@ class DaySteps:
 
     def exile_tie(self: Moderator, tied: list[int], voters: list[int], targets: list[int],
                   cast: dict[int, int]) -> Generator[list[Decision], list[Any], tuple[int | None, dict[int, int]]]:
-        """A tie: PK speeches and a re-vote by the others (classic, facetoface)."""
+        """A tied exile vote, by ``exile_tie`` in every ruleset (RULES.md §1.6 #12, §3.2.4, §3.4 day 5).
+
+        pk_then_none: PK speeches and a re-vote by the others; sheriff_choice: the tied player the
+        sheriff voted for goes (「警長參與投票時警長投票的角色出局或無人出局」); none: nobody goes.
+        """
         t = self.t
-        if t.opts.exile_tie != "pk_then_none":
+        rule = t.opts.exile_tie
+        if rule == "sheriff_choice":
+            choice = cast.get(t.sheriff) if t.sheriff is not None else None
+            if choice is not None and choice in tied:
+                t.log("ruling", rule="sheriff_breaks_the_tie", seat=choice)
+                return choice, cast
+            return None, cast
+        if rule != "pk_then_none":
             return None, cast
         t.say("pk", seats=tied)
         for s in sorted(tied):
@@ -551,11 +581,15 @@ class DaySteps:
         if p.role == "bomber" and not p.disabled:
             t.say("bomb", seat=p.seat, victims=sorted(deciders))
             for v in sorted(deciders):
-                self.die(t.p(v), "bomb", batch)
+                self.die(t.p(v), "bomb", batch, p.death_phase)
         self.close_chains(batch)
-        if p.role == "bomber" and not any(q.alive for q in t.players):
-            self.end(["bomber"], rule="bomber_takes_everyone")
+        if p.role == "bomber" and not t.living():
+            # He took everyone: his win, weighed with whatever else holds now by tie_priority.
+            self.decide(self.conditions() | {"bomber"})
         yield from self.batch_done(batch)
+
+
+REVEALED_IDIOT: Final = "a revealed idiot may not be voted for (revealed_idiot_votable=false)"
 
 
 def top(tally: dict[int, Votes]) -> tuple[int | None, list[int]]:

@@ -44,8 +44,31 @@ class Deaths:
         else:
             t.emit("death", PUBLIC, p.death_phase, seat=p.seat, cause=cause)
         batch.append(p)
+        self.note_last_dead(p, phase is not None)
         if p.seat == t.model:
             t.transform_due = "dawn" if p.pending else "night"
+
+    def note_last_dead(self: Moderator, p: Player, with_trigger: bool) -> None:
+        """Keep the most recent death of the game (RULES.md A-32; 001 發言規則(3)), whatever its cause.
+
+        A night's deaths are one moment (announced together, 「與死亡順序無關」); a day's death is
+        a moment of its own. A death given its trigger's time (a lover, a bomb victim, a shot:
+        「獵人槍殺目標視為與獵人同一時間死亡」) shares the trigger's moment. A moment's deaths stay
+        together: the speeches start beside the highest seat of them.
+        """
+        t = self.t
+        phase = p.death_phase
+        if phase.startswith("night"):
+            when = (2 * int(phase[5:]) - 1, 0)
+        else:
+            if not with_trigger:
+                t.day_moments += 1
+            when = (2 * int(phase[3:]), t.day_moments)
+        if when > t.last_moment:
+            t.last_moment = when
+            t.last_dead = [p.seat]
+        elif when == t.last_moment:
+            t.last_dead.append(p.seat)
 
     def flush_night_deaths(self: Moderator) -> None:
         """Log the night's deaths (moderator only: the table hears only the seats)."""

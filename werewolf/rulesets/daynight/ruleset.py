@@ -112,7 +112,19 @@ class DayNightRuleset:
     def adjust_options(self, opts: DayNightOptions, deck: list[str],
                        overrides: Mapping[str, Any] | None) -> DayNightOptions:
         """Hook: a ruleset derives options from the deck (facetoface presets)."""
+        self.check_tie_priority(opts, deck)
         return opts
+
+    def check_tie_priority(self, opts: DayNightOptions, deck: list[str]) -> None:
+        """Every win the deck can bring about has its place in ``tie_priority`` (RULES.md §0.6), or it would be lost."""
+        known = ("bomber", "lovers", "wolf", "good")
+        order = opts.tie_priority
+        unknown = [c for c in order if c not in known]
+        needed = ["wolf", "good"] + [c for c, role in (("lovers", "cupid"), ("bomber", "bomber")) if role in deck]
+        missing = [c for c in needed if c not in order]
+        if unknown or missing or len(set(order)) != len(order):
+            raise SetupError(f"tie_priority {list(order)} must order the wins {', '.join(needed)} of this deck, "
+                             f"each once (known: {', '.join(known)})")
 
     def play(self, table: Any) -> Flow:
         return self.moderator(table, self.night_order, table.stop_after_day).play()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from typing import Any, Final
@@ -60,6 +61,11 @@ class Player:
         return f"<{self.seat}:{self.role}{'' if self.alive else ' dead'}>"
 
 
+def wallclock_minute() -> int:
+    """The minute on the moderator's clock (000's clock rule, option ``clock_source="wallclock"``)."""
+    return time.localtime().tm_min
+
+
 class DayNightTable(Table):
     def __init__(self, ruleset: str, opts: DayNightOptions, seats: list[str], center: list[str],
                  seed: int, rng: random.Random | None = None) -> None:
@@ -106,7 +112,11 @@ class DayNightTable(Table):
         # deaths waiting for the dawn announcement, in order
         self.night_dead: list[int] = []
         self.knife_voice: int | None = None  # a self-destructed wolf who names tonight's kill
-        self.last_dead: list[int] = []  # the most recent batch of deaths (facetoface speech order)
+        # The deaths of the game's most recent moment (speech_without_sheriff="last_dead_coin"):
+        # ``last_moment`` orders them, (2k-1, 0) for night k and (2k, n) for the n-th death of a day.
+        self.last_dead: list[int] = []
+        self.last_moment: tuple[int, int] = (0, 0)
+        self.day_moments = 0
         self.bear_silent_announced = False
         self.last_words_left = 0  # the wolf quota (last_words="wolf_quota")
         self.start_categories: frozenset[str] = frozenset()
@@ -115,6 +125,12 @@ class DayNightTable(Table):
         self.announced_day = 0
         self.stop_after_day: int | None = None
         self.live_speech = False
+
+    def coin(self) -> int:
+        """The clock rule: the seeded coin, or the minute on the wall clock (odd = ascending/clockwise)."""
+        if self.opts.clock_source == "wallclock":
+            return wallclock_minute() % 2
+        return super().coin()
 
     # -- seats -----------------------------------------------------------------
     def p(self, seat: int) -> Player:

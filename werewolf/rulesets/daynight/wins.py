@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from werewolf.rulesets.daynight.moderator import Moderator
 
 TEAM_OF_CONDITION = {"bomber": "bomber", "lovers": "lovers", "wolf": "wolves", "good": "village"}
+RULE_OF_CONDITION = {"bomber": "bomber_takes_everyone"}
 
 
 @trait
@@ -26,11 +27,14 @@ class Wins:
 
     def check_win(self: Moderator, rule: str | None = None) -> None:
         met = self.conditions()
-        if not met:
-            return
+        if met:
+            self.decide(met, rule)
+
+    def decide(self: Moderator, met: set[str], rule: str | None = None) -> None:
+        """One winner among the conditions that hold at once, by ``tie_priority`` (RULES.md §0.6, A-57)."""
         for name in self.t.opts.tie_priority:
             if name in met:
-                self.end([TEAM_OF_CONDITION[name]], rule=rule or f"{name}_wins")
+                self.end([TEAM_OF_CONDITION[name]], rule=rule or RULE_OF_CONDITION.get(name, f"{name}_wins"))
 
     def conditions(self: Moderator) -> set[str]:
         """Which teams' win conditions hold now (classic / facetoface)."""
@@ -44,10 +48,7 @@ class Wins:
         wolfside = wolves + [p for p in living if p.seat == t.cupid and self.cupid_team() == "wolves"]
         met: set[str] = set()
         if not lt:
-            if mode == "tu_cheng":
-                if not [p for p in living if p not in wolfside]:
-                    met.add("wolf")
-            elif self.side_wiped(living):
+            if self.wolves_prevail(living, wolfside):
                 met.add("wolf")
             if not wolfside:
                 met.add("good")
@@ -57,10 +58,7 @@ class Wins:
         single_good = [p for p in living if not p.wolf and p.seat not in lt]
         lovers_dead = all(not t.p(s).alive for s in t.lovers or ())
         lt_alive = [p for p in living if p.seat in lt]
-        if mode == "tu_cheng":
-            if living and all(p.wolf and p.seat not in lt for p in living):
-                met.add("wolf")
-        elif single_wolves and lovers_dead and self.side_wiped(living):
+        if single_wolves and lovers_dead and self.wolves_prevail(living, single_wolves):
             met.add("wolf")
         if single_good and not wolves and not lt_alive:
             met.add("good")
@@ -126,6 +124,19 @@ class Wins:
                 return True
         return False
 
+    def wolves_prevail(self: Moderator, living: Sequence[Player], wolves: Sequence[Player]) -> bool:
+        """The wolves' side of ``win_mode``, for every ruleset: ``wolves`` are the living players who win with them.
+
+        屠邊 (tu_bian): every god or every villager is out; 屠城 (tu_cheng): nobody else is alive;
+        half: they are at least half of the living (002: 「狼人陣營存活的人數占總存活人數的一半或一半以上」).
+        """
+        mode = self.t.opts.win_mode
+        if mode == "half":
+            return 2 * len(wolves) >= len(living)
+        if mode == "tu_cheng":
+            return len(wolves) == len(living)
+        return self.side_wiped(living)
+
     def side_wiped(self: Moderator, living: Sequence[Player]) -> bool:
         """屠邊: every god or every villager is out (a category empty at the deal never counts)."""
         t = self.t
@@ -163,10 +174,14 @@ class Wins:
             return "wolves"
         return "village"
 
+    def wins_with(self: Moderator, p: Player, teams: list[str]) -> bool:
+        """Whether ``p`` is among the winners when ``teams`` win (dead members included)."""
+        return self.team_of(p) in teams
+
     def end(self: Moderator, teams: list[str], rule: str = "") -> NoReturn:
         t = self.t
         self.flush_night_deaths()
-        seats = sorted(p.seat for p in t.players if self.team_of(p) in teams)
+        seats = sorted(p.seat for p in t.players if self.wins_with(p, teams))
         t.result = (teams, seats)
         t.say("game_over", teams=teams, seats=seats, rule=rule)
         t.say("roles", roles={str(p.seat): p.role for p in t.players})

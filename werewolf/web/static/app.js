@@ -56,6 +56,7 @@ function key(room, what) { return `ww:${room}:${what}`; }
 async function homePage() {
   const app = document.getElementById("app");
   document.getElementById("phase").textContent = "";
+  fixedBadge(null);
   app.replaceChildren(el("p", { class: "muted", text: "…" }));
   let decks;
   try { decks = await api("GET", "/api/decks?lang=" + LANG); } catch (err) { toast(err.message); return; }
@@ -121,7 +122,7 @@ function summary(names) {
 
 // -- a room ------------------------------------------------------------------------------------
 const S = { room: null, host: null, player: null, ws: null, view: null, retry: 0, closed: false,
-            picked: new Set(), revealed: false, sending: false, draft: "" };
+            picked: new Set(), revealed: false, sending: false, draft: "", link: null };
 
 async function roomPage(room) {
   S.room = room;
@@ -139,9 +140,11 @@ function connect() {
   S.closed = false;
   const token = S.player || S.host;
   const q = new URLSearchParams({ lang: LANG });
-  if (token) q.set("token", token); else q.set("spectator", "true");
+  if (!token) q.set("spectator", "true");
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
-  const ws = new WebSocket(`${proto}//${location.host}/api/rooms/${S.room}/ws?${q}`);
+  // The token travels as a subprotocol (a header), never in the URL: URLs end up in logs.
+  const ws = new WebSocket(`${proto}//${location.host}/api/rooms/${S.room}/ws?${q}`,
+                           token ? ["werewolf", "token." + token] : ["werewolf"]);
   S.ws = ws;
   ws.onopen = () => { S.retry = 0; document.getElementById("status").hidden = true; };
   ws.onmessage = (m) => {
@@ -171,7 +174,17 @@ function seatName(room, n) {
   return s && s.name ? s.name : s && s.bot ? "🤖" : "";
 }
 
+// A deal whose seed the host chose is known to the host: every screen of the room says so.
+function fixedBadge(room) {
+  const b = document.getElementById("fixed");
+  if (!b) return;
+  b.hidden = !(room && room.fixed_deal);
+  b.textContent = ui("fixed_deal");
+  b.title = ui("fixed_deal_hint");
+}
+
 function renderJoin(info) {
+  fixedBadge(info);
   const app = document.getElementById("app");
   const name = el("input", { id: "name", maxlength: "40", autocomplete: "nickname", placeholder: ui("name"),
                              value: localStorage.getItem("ww:name") || "" });
@@ -220,6 +233,7 @@ function deadSeats(events) {
 function render() {
   const v = S.view;
   document.getElementById("phase").textContent = v.text ? v.text.phase : v.phase;
+  fixedBadge(v.room);
   if (v.room.status === "lobby") renderLobby(v); else renderGame(v);
   voiceFeed(v);
 }
@@ -228,7 +242,14 @@ function renderLobby(v) {
   const app = document.getElementById("app");
   const parts = [];
   if (v.host || S.host) {  // the host's phone may also hold a seat
-    const link = `${location.origin}/r/${S.room}`;
+    // The join link is the server's (--public-url or its network address), as in the QR code.
+    if (!S.link || S.link.room !== S.room) {
+      S.link = { room: S.room, url: `${location.origin}/r/${S.room}`, warning: null };
+      api("GET", `/api/rooms/${S.room}/link?lang=${LANG}`)
+        .then((l) => { S.link = { room: S.room, url: l.url, warning: l.warning }; if (S.view) render(); })
+        .catch(() => {});
+    }
+    const link = S.link.url;
     const copy = el("button", { class: "small", text: ui("copy"), onclick: async () => {
       try { await navigator.clipboard.writeText(link); toast(ui("copied"), true); } catch (e) { toast(link, true); }
     } });
@@ -236,6 +257,7 @@ function renderLobby(v) {
     parts.push(el("section", { class: "card", id: "share" }, el("h2", { text: ui("share") }),
       el("img", { class: "qr", src: `/api/rooms/${S.room}/qr.svg`, alt: link }),
       el("p", { class: "link-line" }, el("a", { href: link, text: link }), copy),
+      S.link.warning ? el("p", { class: "warning", id: "link-warning", role: "alert", text: S.link.warning }) : null,
       el("p", { class: "muted small", text: ui("host_hint") }),
       el("button", { id: "start", class: "big primary", text: empty ? ui("start_fill") : ui("start"),
         onclick: async (e) => {
@@ -263,7 +285,9 @@ function renderGame(v) {
   if (v.seat !== null) {
     parts.push(roleCard(v, t));
     if (v.discussion && t.discussion) parts.push(talkCard(v, t.discussion));
-    if (!v.game_over) parts.push(decisionCard(v, t));
+    const woken = v.awake && !v.pending ? awakeCard(v, t) : null;
+    if (woken) parts.push(woken);
+    else if (!v.game_over) parts.push(decisionCard(v, t));
   } else {
     parts.push(moderatorCard(v, t));
     if (v.discussion && t.discussion) parts.push(talkCard(v, t.discussion));
@@ -288,6 +312,17 @@ function roleCard(v, t) {
     card.append(el("p", { class: "hint", text: ui("show") }));
   }
   return card;
+}
+
+// The night step of this seat's role, played out although it asks nothing (a witch with no potion left):
+// shown as a judge shows it, with one button that only puts the card away on this phone.
+function awakeCard(v, t) {
+  const step = `${v.phase}:${v.awake.step}`;
+  if (S.awakeDone === step) return null;
+  return el("section", { class: "card decide", id: "awake" },
+    el("h2", { text: ui("awake") }), el("p", { class: "prompt", text: ui("awake_nothing") }),
+    el("div", { class: "options" }, el("button", { class: "big", id: "awake-ok", text: ui("awake_ok"),
+      onclick: () => { S.awakeDone = step; render(); } })));
 }
 
 function decisionCard(v, t) {

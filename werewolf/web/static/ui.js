@@ -18,7 +18,10 @@ window.UI = {
     roles: "Every role", full_log: "Full log (moderator's view)", reconnecting: "Reconnecting…",
     error: "Error", players: "players", speaking_now: "Speaking now", pause: "Pause between night steps (s)",
     new_room: "New room", spectator: "Spectator", host_hint: "You are the host of this room.",
-    speak_time: "Speaking time", seat: "Seat"
+    speak_time: "Speaking time", seat: "Seat",
+    fixed_deal: "Fixed deal",
+    fixed_deal_hint: "The host chose this game's seed: whoever knows it knows every role.",
+    awake: "Your turn: open your eyes", awake_nothing: "Nothing to do this time.", awake_ok: "OK, eyes closed"
   },
   "zh-Hant": {
     title: "狼人殺", create: "建立房間", ruleset: "規則", deck: "板子", bots: "電腦玩家",
@@ -35,7 +38,9 @@ window.UI = {
     game_over: "遊戲結束", roles: "所有身分", full_log: "完整紀錄（法官視角）", reconnecting: "重新連線中…",
     error: "錯誤", players: "名玩家", speaking_now: "正在發言", pause: "夜晚每步停頓（秒）",
     new_room: "新房間", spectator: "觀眾", host_hint: "你是這個房間的房主。", speak_time: "發言時間",
-    seat: "座位"
+    seat: "座位", fixed_deal: "指定發牌",
+    fixed_deal_hint: "房主指定了本局的亂數種子：知道種子的人就知道每個人的身分。",
+    awake: "輪到你了：請睜眼", awake_nothing: "這次沒有可以做的事。", awake_ok: "好，閉眼"
   },
   "zh-Hans": {
     title: "狼人杀", create: "创建房间", ruleset: "规则", deck: "板子", bots: "电脑玩家",
@@ -52,6 +57,8 @@ window.UI = {
     game_over: "游戏结束", roles: "所有身份", full_log: "完整记录（法官视角）", reconnecting: "重新连接中…",
     error: "错误", players: "名玩家", speaking_now: "正在发言", pause: "夜晚每步停顿（秒）",
     new_room: "新房间", spectator: "观众", host_hint: "你是这个房间的房主。", speak_time: "发言时间",
-    seat: "座位"
+    seat: "座位", fixed_deal: "指定发牌",
+    fixed_deal_hint: "房主指定了本局的随机种子：知道种子的人就知道每个人的身份。",
+    awake: "轮到你了：请睁眼", awake_nothing: "这次没有可以做的事。", awake_ok: "好，闭眼"
   }
 };

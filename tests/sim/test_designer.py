@@ -1,0 +1,298 @@
+"""For deck designers: `werewolf compare`, `werewolf balance`, per-role and per-power counts, decks on the
+command line, the HTML report. Small runs: seconds, not minutes."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import replace
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from werewolf.cli import main
+from werewolf.core.errors import SetupError
+from werewolf.play import deck_spec, parse_deck
+from werewolf.rulesets import MODULES, get_ruleset
+from werewolf.sim import SimConfig, parse_bots, simulate
+from werewolf.sim import balance as bal
+from werewolf.sim import compare as cmp
+from werewolf.sim.backends import Session
+from werewolf.sim.paired import newcombe_paired, paired_chunk
+
+NINE = "classic9"
+NO_SEER = "werewolf*3,villager*4,witch,hunter"  # classic 9 with the seer's card a villager's: the village is lost
+
+
+def _compare(variants: list[cmp.Variant], **kw: object) -> cmp.Result:
+    args = {"games": 60, "precision": None, "max_games": 1000, "batch": 50, **kw}
+    with Session() as session:
+        return cmp.run(variants, session=session, **args)  # type: ignore[arg-type]
+
+
+# -- compare ---------------------------------------------------------------------------
+def test_a_variant_that_changes_nothing_is_no_difference_and_is_flagged() -> None:
+    base = SimConfig(deck=NINE, bots=parse_bots("heuristic"), games=60, seed=5)
+    # classic 9 has no guard: the guard's rule never comes into play, and the games are the very same
+    variants = cmp.make_variants(base, (), ("{}", '{"guard_rule": "free"}'), ())
+    result = _compare(variants)
+    assert result.games == 60
+    assert result.paired.same[1] == result.paired.paired[1] == 60
+    assert result.never_changed() == [variants[1].name]
+    d, lo, hi = result.paired.difference(1, "village")
+    assert d == 0 and lo < 0 < hi
+    assert cmp.verdict(d, lo, hi, "village") == "no measurable difference"
+    assert any(w.startswith("never changed a game") for w in cmp.warnings(result))
+
+
+def test_the_paired_games_are_the_simulations_games() -> None:
+    config = SimConfig(deck=NINE, bots=parse_bots("wolves=heuristic"), games=40, seed=9)
+    other = replace(config, deck="classic10")
+    paired = paired_chunk((config, other), 0, 40)
+    assert paired.stats[0] == simulate(config)
+    assert paired.stats[1] == simulate(other)
+
+
+def test_clearly_different_decks_are_a_real_difference() -> None:
+    base = SimConfig(bots=parse_bots("heuristic"), games=80, seed=1)
+    result = _compare(cmp.make_variants(base, (NINE, NO_SEER), (), ()))
+    d, lo, hi = result.paired.difference(1, "village")
+    assert hi < 0, (d, lo, hi)  # without the seer the village wins much less
+    assert "real difference" in cmp.verdict(d, lo, hi, "village")
+    assert result.never_changed() == []
+    assert result.paired.same[1] == 0
+
+
+def test_precision_stops_early_in_whole_batches() -> None:
+    base = SimConfig(deck=NINE, games=10, seed=2)
+    variants = cmp.make_variants(base, (NINE, "classic10"), (), ())
+    result = _compare(variants, precision=0.25, batch=40, max_games=4000)
+    assert result.games < 4000 and result.games % 40 == 0
+    assert result.widest() < 0.25
+    assert "narrower than 25.0 points" in result.stopped
+    shorter = _compare(variants, precision=0.25, batch=40, max_games=40)
+    assert shorter.games == 40 and "--max-games" in shorter.stopped
+
+
+def test_newcombe_paired_interval() -> None:
+    d, lo, hi = newcombe_paired(12, 9, 2, 21)
+    assert d == pytest.approx(7 / 44) and lo < d < hi
+    assert 0 < lo < 0.05 and 0.25 < hi < 0.35  # a real difference, at about the size of the one observed
+    assert newcombe_paired(12, 2, 9, 21) == pytest.approx((-d, -hi, -lo))  # the mirror
+    assert newcombe_paired(0, 0, 0, 0) == (0.0, -1.0, 1.0)
+    # more pairs that agree: a narrower interval for the same difference
+    wide, narrow = newcombe_paired(10, 10, 0, 10), newcombe_paired(100, 10, 0, 100)
+    assert narrow[2] - narrow[1] < wide[2] - wide[1]
+
+
+def test_variant_syntax() -> None:
+    assert cmp.parse_variant('deck=c12_bomber; options={"a": "x;y"} ;name=b') == {
+        "deck": "c12_bomber", "options": '{"a": "x;y"}', "name": "b"}
+    base = SimConfig(deck=NINE)
+    variants = cmp.make_variants(base, (), (), ("name=plain", 'options={"sheriff": false};name=no sheriff'))
+    assert [v.name for v in variants] == ["plain", "no sheriff"]
+    assert variants[1].config.deck == NINE and variants[1].config.options == {"sheriff": False}
+    for bad in ("colour=red", "deck=a;deck=b", ""):
+        with pytest.raises(SetupError):
+            cmp.make_variants(base, (), (), (bad, "name=x"))
+    with pytest.raises(SetupError, match="at least two"):
+        cmp.make_variants(base, (NINE,), (), ())
+    with pytest.raises(SetupError, match="unknown|option"):
+        cmp.make_variants(base, (), ("{}", '{"no_such_option": 1}'), ())
+
+
+def test_compare_command_writes_json_csv_and_report(tmp_path: Path) -> None:
+    out_json, out_csv, page = tmp_path / "c.json", tmp_path / "c.csv", tmp_path / "c.html"
+    res = CliRunner().invoke(main, ["compare", "--deck", NINE, "--variant", "name=as is",
+                                    "--variant", 'options={"guard_rule": "free"};name=free guard',
+                                    "--bots", "random", "-g", "30", "-q", "--out", str(out_json), "--out",
+                                    str(out_csv), "--report", str(page)])
+    assert res.exit_code == 0, res.output
+    assert "never changed a game" in res.output
+    doc = json.loads(out_json.read_text())
+    assert doc["differences"][0]["verdict"] == "no measurable difference"
+    assert doc["never_changed_a_game"] == ["free guard"]
+    assert doc["differences"][0]["pairs"]["this_only"] == doc["differences"][0]["pairs"]["first_only"] == 0
+    assert out_csv.read_text().splitlines()[0].startswith("section,variant,team")
+    assert_self_contained(page.read_text())
+
+
+# -- balance ---------------------------------------------------------------------------
+def test_balance_ranks_a_clearly_unbalanced_candidate_last() -> None:
+    base = SimConfig(deck=NINE, bots=parse_bots("heuristic"), seed=3)
+    cands = bal.candidates(base, ("hunter:villager", "seer:villager"), ())
+    assert [c.name for c in cands] == [NINE, "swap hunter → villager", "swap seer → villager"]
+    assert Counter(cands[2].config.deck) == Counter(parse_deck(NO_SEER))
+    with Session() as session:
+        result = bal.run(cands, precision=0.01, max_games=200, batch=100, session=session)
+    last = result.ranked()[-1]
+    assert last.variant.name == "swap seer → villager"
+    assert last.eliminated_at == 100  # so far off that the first look settles it
+    assert last.stats.games == 100  # and no game was spent on it after
+    assert any("swap seer → villager is farther from 50%" in line for line in bal.findings(result))
+
+
+def test_swap_syntax() -> None:
+    deck = ("werewolf", "seer", "villager")
+    assert bal.swap(deck, "seer:idiot") == ("werewolf", "idiot", "villager")
+    assert bal.swap(deck, "villager:") == ("werewolf", "seer")
+    assert bal.swap(deck, ":hunter") == ("werewolf", "seer", "villager", "hunter")
+    for bad in ("seer", "witch:idiot", "seer:nobody", ":"):
+        with pytest.raises(SetupError):
+            bal.swap(deck, bad)
+
+
+# -- what happened in the games ------------------------------------------------------------
+def test_role_counts_add_up_to_the_team_counts() -> None:
+    stats = simulate(SimConfig(deck=NINE, games=150, seed=4))
+    n = stats.games
+    assert sum(stats.role_seats.values()) == 9 * n
+    assert stats.role_seats["werewolf"] == 3 * n and stats.role_seats["seer"] == n
+    # no card changes sides in classic 9: a card's seats win exactly when its side does
+    assert stats.role_wins["werewolf"] == 3 * stats.wins["wolves"]
+    for role in ("seer", "witch", "hunter"):
+        assert stats.role_wins[role] == stats.wins["village"]
+    assert stats.role_wins["villager"] == 3 * stats.wins["village"]
+    # every death is one seat's, on one day
+    assert sum(stats.role_deaths.values()) == sum(stats.deaths.values())
+    for row in stats.roles().values():
+        alive = row["alive_after_day"]
+        assert all(a >= b for a, b in zip(alive, alive[1:])) and alive[-1] == row["alive_at_end"]
+
+
+def test_powers_are_counted_from_the_events() -> None:
+    stats = simulate(SimConfig(deck="c12_wolfking_guard", bots=parse_bots("heuristic"), games=40, seed=2))
+    table = stats.power_table()
+    # the seer checks and the witch's antidote is offered every first night
+    assert table["seer_check"]["games"] == 40
+    assert table["witch_save"]["times"] <= 40  # one antidote a game
+    assert table["witch_save"]["times"] >= table.get("witch_self_save", {"times": 0})["times"]
+    assert set(table) <= {"badge_passed", "badge_torn", "guard_protect", "guard_self_protect", "hunter_shot",
+                          "seer_check", "seer_found_wolf", "sheriff_elected", "werewolf_self_destruct",
+                          "witch_poison", "witch_save", "witch_self_save", "witch_self_save_after_night1",
+                          "wolf_king_self_destruct", "wolf_king_shot", "wolves_kill_nobody"}
+    assert stats.as_dict()["powers"] == table
+
+
+def test_simulate_prints_roles_powers_and_options() -> None:
+    res = CliRunner().invoke(main, ["simulate", "--deck", NINE, "-g", "20", "-q", "--options",
+                                    '{"witch_self_save": "never"}'])
+    assert res.exit_code == 0, res.output
+    assert 'options witch_self_save="never"' in res.output
+    assert "classic9 (werewolf*3,seer,witch,hunter,villager*3)" in res.output
+    assert "each role: wins and survival" in res.output and "powers and choices used" in res.output
+
+
+# -- decks on the command line -----------------------------------------------------------------
+def test_decks_output_round_trips_through_deck() -> None:
+    res = CliRunner().invoke(main, ["decks"])
+    assert res.exit_code == 0
+    ruleset = None
+    seen = 0
+    for line in res.output.splitlines():
+        if not line.startswith(" "):
+            ruleset = line.rstrip(":")
+            continue
+        deck_id, count, _, spec = line.split(maxsplit=3)
+        want = get_ruleset(ruleset).decks()[deck_id]
+        assert Counter(parse_deck(spec)) == Counter(want) and len(parse_deck(spec)) == int(count)
+        seen += 1
+    assert seen > 40 and ruleset == list(MODULES)[-1]
+
+
+def test_deck_accepts_counts() -> None:
+    assert parse_deck("werewolf×2, seer,villager*3") == ("werewolf", "werewolf", "seer", "villager", "villager",
+                                                          "villager")
+    assert parse_deck("werewolf*2") == ("werewolf", "werewolf")
+    assert parse_deck("c12_bomber") == "c12_bomber"
+    assert deck_spec(["werewolf", "seer", "werewolf"]) == "werewolf*2,seer"
+    for bad in ("werewolf*", "werewolf*0", "*3", "werewolf*x"):
+        with pytest.raises(SetupError, match="role\\*N"):
+            parse_deck(bad)
+    res = CliRunner().invoke(main, ["simulate", "--deck", "werewolf×3,seer,witch,hunter,villager*3", "-g", "5",
+                                    "-q"])
+    assert res.exit_code == 0, res.output
+
+
+# -- the HTML report -------------------------------------------------------------------------------
+VOID = {"meta", "img", "br", "hr", "link", "input"}
+
+
+class _Checker(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[str] = []
+        self.urls: list[str] = []
+        self.images = 0
+        self.errors: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("script", "link", "iframe", "object"):
+            self.errors.append(f"<{tag}>")
+        for name, value in attrs:
+            if name in ("src", "href") and value is not None:
+                self.urls.append(value)
+        if tag == "img":
+            self.images += 1
+        if tag not in VOID:
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append(f"</{tag}> closes {self.stack[-1:] or 'nothing'}")
+        else:
+            self.stack.pop()
+
+
+def assert_self_contained(text: str) -> None:
+    assert text.startswith("<!DOCTYPE html>")
+    checker = _Checker()
+    checker.feed(text)
+    checker.close()
+    assert not checker.errors and not checker.stack, (checker.errors, checker.stack)
+    assert checker.images >= 1
+    assert all(u.startswith("data:image/png;base64,") for u in checker.urls), checker.urls
+    assert not re.search(r"url\(|@import|https?://", text)
+
+
+def test_simulate_report_is_one_self_contained_page(tmp_path: Path) -> None:
+    page = tmp_path / "r.html"
+    res = CliRunner().invoke(main, ["simulate", "--deck", "c12_wolfking_guard", "-g", "20", "-q",
+                                    "--report", str(page)])
+    assert res.exit_code == 0, res.output
+    text = page.read_text()
+    assert_self_contained(text)
+    for part in ("c12_wolfking_guard (wolf_king,werewolf*3,seer,witch,hunter,guard,villager*4)",
+                 "the ruleset&#x27;s defaults", "each role: wins and survival", "powers and choices used",
+                 "seeded from (seed 0, i)", "engine"):
+        assert part in text, part
+    assert CliRunner().invoke(main, ["simulate", "-g", "5", "--report", str(tmp_path / "r.txt")]).exit_code == 2
+
+
+def test_balance_command(tmp_path: Path) -> None:
+    page, out = tmp_path / "b.html", tmp_path / "b.json"
+    res = CliRunner().invoke(main, ["balance", "--deck", NINE, "--swap", "seer:villager", "--max-games", "100",
+                                    "--batch", "50", "-q", "--report", str(page), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "swap seer → villager is farther from 50% than classic9" in res.output
+    assert json.loads(out.read_text())["ranking"][-1]["name"] == "swap seer → villager"
+    assert_self_contained(page.read_text())
+
+
+def test_the_bar_and_the_headline_share_one_clock_that_leaves_start_up_out() -> None:
+    from rich.progress import Progress
+
+    from werewolf.sim.command import Clock, GamesPerSecond
+    from werewolf.sim.report import rate_note
+
+    clock = Clock()
+    clock.start, clock.stop = 100.0, 104.0  # four seconds of games, whatever the workers' start-up took
+    progress = Progress(GamesPerSecond(clock), disable=True)
+    task = progress.add_task("games", total=1000, completed=1000)
+    shown = str(GamesPerSecond(clock).render(progress.tasks[task])).strip()
+    assert shown == "250 games/s"
+    note = rate_note(SimConfig(backend="ray", jobs=2), clock.elapsed(), 9.0, 1000)
+    assert "(250 games/s" in note and "9.0 s Ray start-up, not in the rate" in note

@@ -1,0 +1,194 @@
+"""Property (issue 14, point 9): in paced live rooms of every ruleset, with people and bots, every view and
+every socket push of every seat and of the spectator holds exactly the released events that seat may see,
+its own decisions only once everything before them is out, and nothing of what the engine has not yet
+released."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from werewolf.core.events import Event
+from werewolf.web.pacing import Pace
+from werewolf.web.rooms import Hub, Room, Subscriber
+from werewolf.web.store import Store
+
+CASES = [("classic", "classic12"), ("classic", "classic9"), ("facetoface", "ff12_444_guard"), ("wechat", "wechat12"),
+         ("onuw", "onuw6"), ("onenight", "onenight5")]
+PACE = Pace(0.5, 1.5)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def addressed(events: Any, seat: int | None) -> list[dict[str, Any]]:
+    mine = [e.as_json(with_audience=False) for e in events if e.to is None or (seat is not None and seat in e.to)]
+    return list(json.loads(json.dumps(mine)))
+
+
+def check(v: dict[str, Any], room: Room, seat: int | None, host: bool = False) -> None:
+    game = room.game
+    shown = list(room.shown())
+    assert v["seat"] == seat
+    # Exactly the released events this seat may see (and the released part is a prefix of the engine's log).
+    assert shown == game.events[:len(shown)]
+    assert v["events"] == addressed(shown, seat)
+    for e in v["events"]:
+        assert set(e) >= {"type", "phase"} and "to" not in e
+    if seat is None:
+        assert v["role"] is None and v["pending"] is None and not v["decisions"] and v["awake"] is None
+    else:
+        told = [e for e in shown if e.type in ("role", "took") and e.to is not None and seat in e.to
+                and e.data.get("seat") == seat]
+        assert v["role"] == (told[-1].data["role"] if told else None)
+        settled = len(shown) == len(game.events)
+        owed = [o for d in game.pending(seat) for o in d.options()] if settled else []
+        assert v["pending"] == (owed or None)
+        for d in v["decisions"] or []:
+            assert d["seat"] == seat
+        if v["awake"] is not None:
+            assert v["awake"]["role"] == v["role"] and not v["pending"]
+    if not (len(shown) == len(game.events)):
+        assert v["game_over"] is None and not v["speaking"]
+    if "text" in v:
+        assert len(v["text"]["events"]) == len(v["events"])
+
+
+async def play(tmp: Path, ruleset: str, deck: str, seed: int, humans: int, bot_kind: str) -> int:
+    clock = Clock()
+    store = Store("sqlite:///" + str(tmp / f"{ruleset}-{seed}.sqlite"))
+    hub = Hub(store, timeout=0, clock=clock, rng=random.Random(seed), timers=False)
+    await hub.start()
+    try:
+        rng = random.Random(seed)
+        room, host = await hub.create(ruleset=ruleset, deck=deck, options={}, bots=[], seed=None, mode="online",
+                                      lang="en", players=None, timeout=None, bot_kind=bot_kind, pace=PACE.as_json())
+        people = sorted(rng.sample(range(1, room.n + 1), min(humans, room.n)))
+        for s in people:
+            await hub.join(room, f"p{s}", s)
+        langs = [None, "en", "zh-Hant"]
+        subs = [Subscriber(s, False, rng.choice(langs)) for s in range(1, room.n + 1)]
+        subs += [Subscriber(None, False, None), Subscriber(None, True, "zh-Hans")]
+        room.subs.update(subs)
+        await hub.start_game(room, fill_with_bots=True)
+        pushes = 0
+        for _ in range(20_000):
+            for sub in subs:  # what each socket is sent now
+                if sub.dirty.is_set():
+                    sub.dirty.clear()
+                    text = await hub.push(room, sub)
+                    if text is not None:
+                        pushes += 1
+                        check(json.loads(text), room, sub.seat, sub.host)
+            if room.over():
+                break
+            asked = [s for s in people if room.pending(s)]
+            if asked and rng.random() < 0.6:
+                seat = rng.choice(asked)
+                v = json.loads(await hub.view_json(room, seat, False, rng.choice(langs)))
+                check(v, room, seat)
+                calm = [m for m in v["pending"] if m["act"] not in ("explode", "duel")]
+                move = rng.choice(calm if calm and rng.random() < 0.95 else v["pending"])
+                await hub.act(room, seat, move)
+            else:
+                clock.now += rng.choice([0.1, 0.3, 0.7])
+                await hub.sweep()
+            # A seat not asked, or asked for something not yet released, is refused the same way.
+            idle = rng.randint(1, room.n)
+            if idle in people and not room.pending(idle):
+                try:
+                    await hub.act(room, idle, {"act": "vote", "target": 1})
+                except Exception as err:  # noqa: BLE001
+                    assert getattr(err, "status", None) == 409, err
+        assert room.over(), room.phase()
+        return pushes
+    finally:
+        await hub.stop()
+        store.close()
+
+
+@settings(max_examples=6, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(case=st.sampled_from(CASES), seed=st.integers(0, 2**31 - 1), humans=st.integers(1, 4),
+       bot_kind=st.sampled_from(["random", "heuristic"]))
+def test_no_view_or_push_ever_holds_what_its_seat_may_not_see_yet(tmp_path_factory: Any, case: tuple[str, str],
+                                                                  seed: int, humans: int, bot_kind: str) -> None:
+    ruleset, deck = case
+    pushes = asyncio.run(play(tmp_path_factory.mktemp("g"), ruleset, deck, seed, humans, bot_kind))
+    assert pushes > 0
+
+
+def test_every_ruleset_is_played_paced(tmp_path: Path) -> None:
+    for i, (ruleset, deck) in enumerate(CASES):
+        assert asyncio.run(play(tmp_path, ruleset, deck, 1000 + i, 2, "random")) > 0
+
+
+def test_event_audiences_are_what_the_check_reads() -> None:
+    e = Event("check", "night1", {"seat": 3}, frozenset({3}))
+    assert addressed([e], 3) and not addressed([e], 4) and not addressed([e], None)
+
+
+def test_the_sockets_of_a_paced_room_get_one_step_at_a_time(tmp_path: Path) -> None:
+    # Over the real WebSocket, on the real clock with a short pace: every message a seat or the spectator
+    # is sent holds only what it may see, and no message carries two night steps.
+    import threading
+
+    from fastapi.testclient import TestClient
+
+    from werewolf.web import create_app
+
+    from .conftest import auth
+
+    with TestClient(create_app(str(tmp_path / "ws.sqlite"), timeout=0, pace=(0.05, 0.1))) as client:
+        r = client.post("/api/rooms", json={"ruleset": "onuw", "deck": "onuw5", "bots": [2, 3, 4, 5],
+                                            "bot_kind": "random"}).json()
+        rid, host = r["room"], r["host_token"]
+        token = client.post(f"/api/rooms/{rid}/join", json={"name": "Ann"}).json()["token"]
+        room = client.app.state.hub.rooms[rid]
+        messages: dict[str, list[dict[str, Any]]] = {"seat": [], "spectator": []}
+
+        def listen(who: str, url: str) -> None:
+            with client.websocket_connect(url) as ws:
+                while True:
+                    v = json.loads(ws.receive_text())
+                    messages[who].append(v)
+                    if v["game_over"]:
+                        return
+
+        threads = [threading.Thread(target=listen, args=("seat", f"/api/rooms/{rid}/ws?token={token}")),
+                   threading.Thread(target=listen, args=("spectator", f"/api/rooms/{rid}/ws?spectator=true"))]
+        for t in threads:
+            t.start()
+        client.post(f"/api/rooms/{rid}/start", headers=auth(host))
+        import time
+
+        deadline = time.time() + 60
+        while time.time() < deadline and any(t.is_alive() for t in threads):
+            v = client.get(f"/api/rooms/{rid}/view", headers=auth(token)).json()
+            if v["pending"]:
+                move = next((m for m in v["pending"] if m["act"] == "speak" and m.get("text") is None),
+                            v["pending"][0])
+                client.post(f"/api/rooms/{rid}/act", json=move, headers=auth(token))
+            time.sleep(0.01)
+        for t in threads:
+            t.join(5)
+        everything = room.game.events
+    for who, seat in (("seat", 1), ("spectator", None)):
+        seen = 0
+        assert messages[who] and messages[who][-1]["game_over"]
+        for v in messages[who]:
+            assert v["events"] == addressed(everything, seat)[:len(v["events"])]
+            new = v["events"][seen:]
+            assert sum(e["type"] == "step" for e in new) <= 1, new
+            seen = len(v["events"])
+        assert sum(e["type"] == "step" for e in messages[who][-1]["events"]) >= 4

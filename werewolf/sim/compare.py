@@ -1,0 +1,393 @@
+"""`werewolf compare`: several decks or option sets on the same seeds, and what differs between them.
+
+Every variant plays game ``i`` from the same seed (``game_seed(seed, i)``), so the
+differences against the first variant are paired: a variant that changes nothing
+plays the very same games, and a small change shows with far fewer games than two
+separate runs would need. Each difference has Newcombe's 95% interval for paired
+proportions (``paired.newcombe_paired``); "no measurable difference" when it spans 0.
+
+``--precision W`` plays batches of games until every interval shown (each
+variant's win rate and each difference) is narrower than ``W``, or ``--max-games``.
+Stopping on an interval's width, not on its position, keeps the intervals honest:
+the width hardly depends on where the estimate falls.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from werewolf.core.errors import SetupError
+from werewolf.roles import ROLES
+from werewolf.sim import check
+from werewolf.sim.backends import Session
+from werewolf.sim.config import SimConfig
+from werewolf.sim.paired import Paired, paired_chunk
+from werewolf.sim.report import TEAM_COLOURS, TableData, deck_label, options_label, rate_bars, title
+from werewolf.sim.stats import team_order, wilson
+
+VARIANT_KEYS = ("name", "deck", "options", "players")
+_KEY_START = re.compile(r";\s*(?=(?:" + "|".join(VARIANT_KEYS) + r")\s*=)")
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    config: SimConfig
+
+
+# -- what to compare -----------------------------------------------------------------
+def parse_variant(spec: str) -> dict[str, str]:
+    """``deck=c12_bomber;options={"sheriff": false};name=no sheriff`` -> its keys (``;`` inside JSON is kept)."""
+    out: dict[str, str] = {}
+    for part in _KEY_START.split(spec.strip()):
+        if not part.strip():
+            continue
+        key, eq, value = part.partition("=")
+        key = key.strip()
+        if not eq or key not in VARIANT_KEYS:
+            raise SetupError(f"bad --variant {spec!r}: write key=value pairs separated by ';' "
+                             f"(keys: {', '.join(VARIANT_KEYS)})")
+        if key in out:
+            raise SetupError(f"bad --variant {spec!r}: {key} is given twice")
+        out[key] = value.strip()
+    if not out:
+        raise SetupError("an empty --variant: give at least one of deck=, options=, players=")
+    return out
+
+
+def make_variants(base: SimConfig, decks: Sequence[str], options: Sequence[str], specs: Sequence[str]
+                  ) -> list[Variant]:
+    """The variants of a comparison, the first being the baseline the others are measured against.
+
+    ``--variant`` specs each name one variant (keys not given come from ``base``). Otherwise repeated
+    ``--deck`` and ``--options`` give one variant per deck, per option set, or, both repeated, per pair
+    (every deck with every option set, in that order).
+    """
+    from werewolf.play import parse_deck
+    from werewolf.sim.command import parse_options
+
+    if specs and (len(decks) > 1 or len(options) > 1):
+        raise SetupError("give the variants either with --variant, or with repeated --deck/--options, not both")
+    rows: list[tuple[str | None, SimConfig]] = []
+    if specs:
+        for spec in specs:
+            keys = parse_variant(spec)
+            config = base
+            if "deck" in keys:
+                config = replace(config, deck=parse_deck(keys["deck"]))
+            if "options" in keys:
+                config = replace(config, options=parse_options(keys["options"], "options= in --variant"))
+            if "players" in keys:
+                if not keys["players"].isdigit():
+                    raise SetupError(f"bad --variant {spec!r}: players= takes a whole number")
+                config = replace(config, players=int(keys["players"]))
+            rows.append((keys.get("name") or None, config))
+    else:
+        deck_list = [parse_deck(d) for d in decks] or [base.deck]
+        option_list = [parse_options(o) for o in options] or [dict(base.options)]
+        rows = [(None, replace(base, deck=d, options=o)) for d in deck_list for o in option_list]
+    if len(rows) < 2:
+        raise SetupError("compare needs at least two variants: repeat --deck or --options, or give --variant twice")
+    for _, config in rows:
+        check(replace(config, games=1))
+    names = _names(rows)
+    if len(set(names)) != len(names):
+        raise SetupError(f"two variants have the same name ({', '.join(names)}): name them with name=")
+    return [Variant(n, c) for n, (_, c) in zip(names, rows)]
+
+
+def _names(rows: list[tuple[str | None, SimConfig]]) -> list[str]:
+    """A variant's own name, else what sets it apart: its deck, its options, its players."""
+    decks = {repr(c.deck) for _, c in rows}
+    opts = {json.dumps(dict(c.options), sort_keys=True) for _, c in rows}
+    players = {c.players for _, c in rows}
+    out = []
+    for name, c in rows:
+        if name:
+            out.append(name)
+            continue
+        parts = []
+        if len(decks) > 1:
+            parts.append(c.deck if isinstance(c.deck, str) else deck_label(c))
+        if len(opts) > 1:
+            parts.append(options_label(c.options))
+        if len(players) > 1:
+            parts.append(f"{c.players} players")
+        out.append(" · ".join(parts) or "(same setup)")
+    return out
+
+
+# -- playing -------------------------------------------------------------------------
+@dataclass
+class Result:
+    variants: list[Variant]
+    paired: Paired
+    stopped: str  # why the run stopped
+    precision: float | None = None
+
+    @property
+    def games(self) -> int:
+        return self.paired.games
+
+    def teams(self) -> list[str]:
+        """The teams whose numbers are shown: every team that won in some variant; the village alone when the
+        only teams are the village and the wolves and no game was drawn (the wolves' numbers are its mirror)."""
+        teams: set[str] = set()
+        draws = 0
+        for s in self.paired.stats:
+            teams.update(s.wins)
+            draws += s.draws
+        if teams <= {"village", "wolves"} and not draws:
+            return ["village"]
+        return sorted(teams, key=team_order)
+
+    def widest(self) -> float:
+        """The widest interval shown (each variant's win rate, each difference)."""
+        widths = [0.0]
+        for k, s in enumerate(self.paired.stats):
+            for team in self.teams():
+                lo, hi = wilson(s.wins[team], s.games)
+                widths.append(hi - lo)
+                if k:
+                    _, dlo, dhi = self.paired.difference(k, team)
+                    widths.append(dhi - dlo)
+        return max(widths)
+
+    def never_changed(self) -> list[str]:
+        """Variants whose every game was identical, event for event, to the first variant's on the same seed."""
+        p = self.paired
+        return [v.name for k, v in enumerate(self.variants) if k and p.paired[k] and p.same[k] == p.paired[k]]
+
+
+def verdict(diff: float, lo: float, hi: float, team: str) -> str:
+    if lo <= 0 <= hi:
+        return "no measurable difference"
+    return f"{team} win{'s' if not team.endswith('s') else ''} {'more' if diff > 0 else 'less'}: a real difference"
+
+
+def batches(total: int, step: int) -> list[tuple[int, int]]:
+    return [(a, min(a + step, total)) for a in range(0, total, step)]
+
+
+def run(variants: list[Variant], *, games: int, precision: float | None, max_games: int, batch: int,
+        session: Session, progress: Callable[[int], None] | None = None,
+        on_batch: Callable[[int], None] | None = None) -> Result:
+    """Play the variants on paired seeds: ``games`` games, or batches until ``precision`` (at most ``max_games``)."""
+    configs = tuple(v.config for v in variants)
+    jobs = max(1, variants[0].config.jobs)
+    paired = Paired(len(configs))
+    result = Result(variants, paired, "", precision)
+    limit = max_games if precision is not None else games
+    step = batch if precision is not None else games
+    for a, b in batches(limit, step):
+        chunk = max(1, min(200, -(-(b - a) // (jobs * 4))))
+        for _, part in session.map(paired_chunk, ((configs, x, y) for x, y in batches(b - a, chunk)
+                                                  for x, y in [(a + x, a + y)])):
+            paired.merge(part)
+            if progress is not None:
+                progress(part.games)
+        if on_batch is not None:
+            on_batch(paired.games)
+        if precision is not None and result.widest() < precision:
+            result.stopped = (f"every interval narrower than {100 * precision:.1f} points after {paired.games:,}"
+                              " games")
+            return result
+    result.stopped = (f"--max-games {max_games:,} reached before every interval was narrower than "
+                      f"{100 * precision:.1f} points" if precision is not None else f"{games:,} games played")
+    return result
+
+
+# -- what it shows ---------------------------------------------------------------------
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _pts(x: float) -> str:
+    return f"{100 * x:+.1f}"
+
+
+def tables(result: Result) -> list[TableData]:
+    p = result.paired
+    teams = result.teams()
+    first = result.variants[0].name
+    mirror = teams == ["village"]
+    rates = TableData("win rates, same seeds for every variant", ["variant", "games"] + [
+        f"{t} win rate [95% interval]" for t in teams] + ["games changed vs the first"], left=1,
+        note="games changed: games not identical, event for event, to the first variant's game on the same seed")
+    for k, v in enumerate(result.variants):
+        s = p.stats[k]
+        cells = []
+        for team in teams:
+            lo, hi = wilson(s.wins[team], s.games)
+            cells.append(f"{_pct(s.wins[team] / s.games if s.games else 0)} [{_pct(lo)} – {_pct(hi)}]")
+        changed = "(baseline)" if k == 0 else (f"{p.paired[k] - p.same[k]:,} of {p.paired[k]:,}")
+        rates.rows.append([v.name, f"{s.games:,}", *cells, changed])
+    diffs = TableData(f"difference against the first variant ({first}), paired by seed",
+                      ["variant", "team", "difference (points)", "95% interval (Newcombe, paired)", "verdict"],
+                      left=2, note=("the wolves' difference is the same with the opposite sign (no draws, no third "
+                                    "side)") if mirror else "")
+    for k, v in enumerate(result.variants):
+        if k == 0:
+            continue
+        for team in teams:
+            d, lo, hi = p.difference(k, team)
+            diffs.rows.append([v.name, team, _pts(d), f"{_pts(lo)} to {_pts(hi)}", verdict(d, lo, hi, team)])
+    return [rates, diffs, role_table(result), power_table(result)]
+
+
+def role_table(result: Result) -> TableData:
+    names = [v.name for v in result.variants]
+    table = TableData("each role's win rate, by variant", ["card dealt", *names])
+    roles: dict[str, None] = {}
+    for s in result.paired.stats:
+        roles.update(dict.fromkeys(s.role_seats))
+    from werewolf.sim.report import _role_order
+
+    for role in _role_order(result.variants[0].config, list(roles)):
+        cells = []
+        for s in result.paired.stats:
+            n = s.role_seats[role]
+            cells.append(f"{_pct(s.role_wins[role] / n)} of {n:,}" if n else "—")
+        table.rows.append([role, *cells])
+    return table
+
+
+def power_table(result: Result) -> TableData:
+    names = [v.name for v in result.variants]
+    table = TableData("powers and choices used, per game, by variant", ["power / choice", *names])
+    powers = sorted({name for s in result.paired.stats for name in s.powers})
+    for name in powers:
+        table.rows.append([name, *(f"{s.powers[name] / s.games:.2f}" if s.games else "—"
+                                   for s in result.paired.stats)])
+    if not powers:
+        table.rows.append(["(none used)", *("" for _ in names)])
+    return table
+
+
+def related_powers(option: str, powers: Sequence[str]) -> list[str]:
+    """The powers an option touches, by the roles its name mentions (``witch_self_save`` -> ``witch_*``)."""
+    words = option.split("_")
+    stems = {"_".join(words[i:j]) for i in range(len(words)) for j in range(i + 1, len(words) + 1)}
+    prefixes = [r + "_" for r in ROLES if r in stems]
+    if "sheriff" in stems or "badge" in stems:
+        prefixes += ["sheriff_", "badge_"]
+    if "self_destruct" in option:
+        return [p for p in powers if p.endswith("_self_destruct")]
+    return [p for p in powers if any(p.startswith(x) for x in prefixes) or p == option]
+
+
+def warnings(result: Result) -> list[str]:
+    """What the designer must not miss: a variant that never changed a game; how often a studied option's powers
+    came into play."""
+    out = []
+    p = result.paired
+    first = result.variants[0]
+    for name in result.never_changed():
+        k = [v.name for v in result.variants].index(name)
+        out.append(f"never changed a game: every one of {name}'s {p.paired[k]:,} games was identical, event for "
+                   f"event, to {first.name}'s game on the same seed; what it changes never came into play "
+                   "(with these bots and this deck), so its numbers equal the first's by construction")
+    powers = sorted({x for s in p.stats for x in s.powers})
+    for v in result.variants[1:]:
+        changed = sorted(key for key in set(v.config.options) | set(first.config.options)
+                         if v.config.options.get(key) != first.config.options.get(key))
+        for option in changed:
+            touched = related_powers(option, powers)
+            if not touched:
+                continue
+            uses = "; ".join(f"{x}: " + " / ".join(f"{s.power_games[x]:,}" for s in p.stats) for x in touched)
+            out.append(f"{option} ({v.name} against {first.name}): games where the powers it touches were used, "
+                       f"by variant: {uses}")
+    return list(dict.fromkeys(out))
+
+
+def document(result: Result, elapsed: float | None = None, startup: float = 0.0) -> dict[str, Any]:
+    p = result.paired
+    teams = result.teams()
+    doc: dict[str, Any] = {
+        "games": result.games, "stopped": result.stopped, "precision": result.precision, "teams": teams,
+        "variants": [{"name": v.name, "config": v.config.describe(), "stats": p.stats[k].as_dict(),
+                      "games_paired": p.paired[k], "games_identical_to_first": p.same[k]}
+                     for k, v in enumerate(result.variants)],
+        "differences": [],
+        "never_changed_a_game": result.never_changed(),
+        "warnings": warnings(result),
+        "method": "paired by seed; difference against the first variant with Newcombe's (1998) interval for "
+                  "paired proportions (method 10); win rates with Wilson intervals; 95%",
+    }
+    for k, v in enumerate(result.variants[1:], start=1):
+        for team in teams:
+            d, lo, hi = p.difference(k, team)
+            both, only_here, only_first, neither = p.table(k, team)
+            doc["differences"].append({"variant": v.name, "team": team, "difference": d, "ci95": [lo, hi],
+                                       "verdict": verdict(d, lo, hi, team),
+                                       "pairs": {"both": both, "this_only": only_here, "first_only": only_first,
+                                                 "neither": neither}})
+    if elapsed is not None:
+        from werewolf.core import engine
+
+        doc["timing"] = {"seconds": elapsed, "startup_seconds": startup, "engine": engine(),
+                         "games_per_second": result.games * len(result.variants) / elapsed if elapsed > 0 else None}
+    return doc
+
+
+def csv_rows(doc: Mapping[str, Any]) -> list[list[Any]]:
+    rows: list[list[Any]] = [["section", "variant", "team", "count", "rate", "ci95_low", "ci95_high"]]
+    for v in doc["variants"]:
+        st = v["stats"]
+        rows.append(["games", v["name"], "", st["games"], "", "", ""])
+        for team, r in st["teams"].items():
+            rows.append(["win", v["name"], team, r["wins"], r["rate"], r["ci95"][0], r["ci95"][1]])
+        rows.append(["identical_to_first", v["name"], "", v["games_identical_to_first"],
+                     v["games_identical_to_first"] / v["games_paired"] if v["games_paired"] else "", "", ""])
+        for role, r in st["roles"].items():
+            rows.append(["role_win", v["name"], role, r["wins"], r["win_rate"], r["ci95"][0], r["ci95"][1]])
+        for name, r in st["powers"].items():
+            rows.append(["power", v["name"], name, r["times"], r["per_game"], "", ""])
+    for d in doc["differences"]:
+        rows.append(["difference", d["variant"], d["team"], "", d["difference"], d["ci95"][0], d["ci95"][1]])
+    return rows
+
+
+def figure(result: Result, heading: str) -> Any:
+    """Each variant's win rate (50% line) and its difference against the first (0 line), variants in the order
+    given, top to bottom."""
+    import textwrap
+
+    from werewolf.sim.report import pyplot
+
+    plt = pyplot()
+    p = result.paired
+    team = result.teams()[0]
+    labels = ["\n".join(textwrap.wrap(v.name.replace(",", ", "), 34)) or "?" for v in result.variants]
+    rows = []
+    for s in p.stats:
+        lo, hi = wilson(s.wins[team], s.games)
+        rows.append((s.wins[team] / s.games if s.games else 0.0, lo, hi))
+    height = 1.6 + 0.75 * len(labels) + 0.25 * sum(label.count("\n") for label in labels)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, max(3.6, height)), sharey=True)
+    rate_bars(ax1, labels, rows, [TEAM_COLOURS.get(team, "#5aae61")] * len(labels),
+              f"{team} win rate (%), bars: 95% Wilson interval")
+    ax1.legend(loc="lower right", fontsize=8)
+    ax1.set_title(f"{team} win rate")
+    y = list(range(len(labels)))[::-1]
+    diffs = [p.difference(k, team) for k in range(len(labels))]
+    ax2.errorbar([100 * d for d, _, _ in diffs], y,
+                 xerr=[[100 * (d - lo) for d, lo, _ in diffs], [100 * (hi - d) for d, _, hi in diffs]],
+                 fmt="o", color="#333333", capsize=6)
+    ax2.axvline(0, color="black", linestyle=":", linewidth=1.2)
+    span = max([0.05] + [max(abs(lo), abs(hi)) for _, lo, hi in diffs]) * 100 * 1.15
+    ax2.set_xlim(-span, span)
+    for yi, (d, lo, hi) in zip(y[1:], diffs[1:]):
+        ax2.annotate(f"{100 * d:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]", (100 * d, yi), textcoords="offset points",
+                     xytext=(0, 9), ha="center", fontsize=9)
+    ax2.set_xlabel("difference against the first variant (points), bars: 95% paired interval")
+    ax2.set_title("difference against the first")
+    ax2.grid(axis="x", alpha=0.3)
+    fig.suptitle(title(heading, 120), fontsize=11)
+    fig.tight_layout()
+    return fig

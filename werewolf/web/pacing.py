@@ -1,0 +1,181 @@
+"""The pacer: between a live room's game and its sockets, it decides which events are out.
+
+The engine runs a night as fast as it can: a step whose role nobody plays (its
+holder dead, the card in the centre, a witch with nothing left) asks nobody and
+passes at once, while a living player's step waits for an answer. Shown as it
+comes, that stream would tell every phone and spectator which roles are alive.
+The rule books' judge plays every step out instead ("the seer opens her eyes…"
+even when she is dead), and so does the pacer:
+
+- The game's events are released in order, never ahead of the engine, up to
+  ``released``. A view shows only released events, and a seat's decisions only
+  once every event the engine has said is released (``settled``).
+- Every night step (a public ``step`` event) is *held*: it lasts a duration drawn
+  from the room's ``Pace`` with the server's secret randomness
+  (``secrets.SystemRandom``), whoever holds it. A person's step lasts until the
+  person has answered and the duration is over; a bot answers when it is over
+  (``bots_may_answer``); a step that asks nobody just lasts the duration.
+- A step's release carries the step's private events up to the next public event
+  (the witch woken and shown the victim); private events that follow an answer (the
+  seer's result) go out with it; public events after a step (the next step, the
+  dawn) only once the step is over, and never in the update that ended it: the next
+  release is at least ``Pace.gap`` later.
+
+Everything depends only on the events (deterministic on replay) and the clock, so the
+state that must survive a restart is ``released`` alone (stored with the answers); a
+restart re-paces the step that was open, with a new duration, and never skips or
+repeats an event. Scripts and simulations never meet a pacer: pacing belongs to the
+live room, not to the rules.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from werewolf.core.events import Event
+
+MAX_PACE = 120.0  # seconds: the longest a room may hold a step
+GAP = 1.0  # seconds between a step's end and the next release ("…close your eyes.")
+
+
+@dataclass(frozen=True)
+class Pace:
+    """A room's pacing: each night step lasts between ``low`` and ``high`` seconds (drawn uniformly)."""
+
+    low: float
+    high: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "low", _seconds("low", self.low))
+        object.__setattr__(self, "high", _seconds("high", self.high))
+        if self.low > self.high:
+            raise ValueError(f"pace: the shortest step ({self.low:g} s) is longer than the longest ({self.high:g} s)")
+
+    @classmethod
+    def parse(cls, value: object) -> Pace:
+        """``[low, high]`` (seconds) as JSON has it; ValueError naming what is wrong."""
+        if isinstance(value, Pace):
+            return value
+        if not isinstance(value, (list, tuple)) or len(value) != 2:
+            raise ValueError(f"pace must be [shortest, longest] in seconds, not {str(value)[:40]}")
+        return cls(value[0], value[1])
+
+    def as_json(self) -> list[float]:
+        return [self.low, self.high]
+
+    @property
+    def gap(self) -> float:
+        return min(GAP, self.high / 4)
+
+    def draw(self, rng: random.Random) -> float:
+        return self.low if self.high <= self.low else rng.uniform(self.low, self.high)
+
+
+def _seconds(name: str, v: object) -> float:
+    """A number of seconds in [0, MAX_PACE] (an integer of any size is compared before it is converted)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or (isinstance(v, float) and not math.isfinite(v)):
+        raise ValueError(f"pace: {name} must be a finite number of seconds, not {str(v)[:40]}")
+    if not 0 <= v <= MAX_PACE:
+        raise ValueError(f"pace: {name} must be between 0 and {MAX_PACE:g} seconds, not {str(v)[:40]}")
+    return float(v)
+
+
+DEFAULT_PACE = Pace(4.0, 9.0)
+
+
+def _is_step(e: Event) -> bool:
+    return e.type == "step" and e.to is None
+
+
+def _next_public(events: Sequence[Event], start: int) -> int:
+    """The index of the first public event at or after ``start`` (``len(events)`` if none)."""
+    for i in range(start, len(events)):
+        if events[i].to is None:
+            return i
+    return len(events)
+
+
+def _next_step(events: Sequence[Event], start: int) -> int:
+    for i in range(start, len(events)):
+        if _is_step(events[i]):
+            return i
+    return len(events)
+
+
+class Pacer:
+    """Which of a live game's events are out, and when the next may go (see the module's docstring)."""
+
+    def __init__(self, pace: Pace, events: Sequence[Event], released: int | None, now: float,
+                 rng: random.Random | None = None) -> None:
+        self.pace = pace
+        self.rng = rng if rng is not None else secrets.SystemRandom()
+        # A room stored before pacing was (``None``) has shown everything.
+        self.released = len(events) if released is None else min(max(released, 0), len(events))
+        self.step: int | None = None  # the index of the open step's event
+        self.hold_until = now  # the open step's end, at the earliest
+        self.next_at = now  # no step starts before this
+        last_public = next((i for i in range(self.released - 1, -1, -1) if events[i].to is None), None)
+        if last_public is not None and _is_step(events[last_public]):
+            # Restarted inside a step: it is played out again, from now, with a new duration.
+            self.step = last_public
+            self.hold_until = now + pace.draw(self.rng)
+
+    # -- reading --------------------------------------------------------------------------
+    def shown(self, events: Sequence[Event]) -> Sequence[Event]:
+        return events if self.released >= len(events) else events[:self.released]
+
+    def settled(self, events: Sequence[Event]) -> bool:
+        """Whether everything the engine said is out (only then are its decisions shown)."""
+        return self.released >= len(events)
+
+    def open_step(self, events: Sequence[Event]) -> Event | None:
+        """The step now played out (released, not over), if any."""
+        return events[self.step] if self.step is not None and self.step < len(events) else None
+
+    def bots_may_answer(self, events: Sequence[Event], now: float) -> bool:
+        """Bots answer what they owe once it is shown and, inside a step, once the step's time is over."""
+        return self.settled(events) and (self.step is None or now >= self.hold_until)
+
+    def due(self, events: Sequence[Event]) -> float | None:
+        """When something may next change by the clock alone (a step's end, a release), else None."""
+        if self.step is not None:
+            return self.hold_until
+        if not self.settled(events):
+            return self.next_at
+        return None
+
+    # -- moving on -------------------------------------------------------------------------
+    def advance(self, events: Sequence[Event], now: float) -> bool:
+        """Release the next part of the stream if it is due; True if anything changed.
+
+        One part at a time: the caller publishes between parts, so that no update carries
+        both the end of a step and what follows it.
+        """
+        r, n = self.released, len(events)
+        if r >= n:
+            return False
+        first = events[r]
+        if first.to is not None:  # private events (a result told after an answer): out at once
+            self.released = _next_public(events, r)
+            return True
+        if self.step is not None:  # public events after the open step: only once it is over
+            if now < self.hold_until:
+                return False
+            self.step = None
+            self.next_at = now + self.pace.gap
+            return True
+        if now < self.next_at:
+            return False
+        if _is_step(first):  # a step begins: it and its private events (the holder woken, told)
+            self.step = r
+            self.hold_until = now + self.pace.draw(self.rng)
+            self.released = _next_public(events, r + 1)
+            return True
+        # Public events between steps (the day, the fall of night): up to the next step.
+        self.released = _next_step(events, r + 1)
+        self.next_at = now + self.pace.gap
+        return True

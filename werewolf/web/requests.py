@@ -1,0 +1,233 @@
+"""Every request body the API accepts, checked once at the edge: types, ranges, lengths.
+
+The models are strict (pydantic's strict mode: ``"12"`` is not a number, ``true`` is
+not a seat, ``"yes"`` is not a boolean), refuse unknown fields, and accept only finite
+numbers (``Infinity``, ``NaN`` and ``1e309``, which Python's JSON reader turns into
+``inf``, are refused). The rules of the game itself (which options a ruleset has, the
+values each takes, which moves are legal) are the engine's: a room's options go on to
+``werewolf.rulesets.options`` and a move to the open decision, each with its own error.
+Here only the shape and size of what comes in is checked, so that nothing unbounded
+reaches the engine, the database or an error message.
+
+``error_text`` turns a validation error into the one-line ``{"error": ...}`` message:
+the field, the rule, and at most a short prefix of the value given.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainValidator,
+    StringConstraints,
+    WithJsonSchema,
+)
+
+MAX_SEAT = 99  # no deck has more seats; a room's own range (1..players) is checked by the room
+MAX_SEED = 2**63 - 1
+MAX_TIMEOUT = 86400.0  # a day: longer is "wait for ever" (0)
+MAX_INT = 10**9  # any other integer (an option, a move's field)
+MAX_NAME = 40  # a player's name, once trimmed
+MAX_TEXT = 2000  # a speech (the engine's Speak.MAX) or any other string in a move
+MAX_ITEMS = 64  # a list in an option or a move
+QUOTE = 40  # characters of a bad value quoted back in an error
+
+# A field name inside an option set or a move: the engine's vocabulary is snake_case.
+NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
+Ident = Annotated[str, StringConstraints(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9][A-Za-z0-9_\-]*$")]
+
+
+def quote(value: Any, limit: int = QUOTE) -> str:
+    """``repr`` of a value given by a client, cut to a short prefix."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+# -- JSON values of bounded size (options, moves) ------------------------------------------------
+def _json_value(value: Any, depth: int) -> Any:
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        if not -MAX_INT <= value <= MAX_INT:
+            raise ValueError(f"integers must be between {-MAX_INT} and {MAX_INT}")
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value) or abs(value) > MAX_INT:
+            raise ValueError(f"numbers must be finite, between {-MAX_INT} and {MAX_INT}")
+        return value
+    if isinstance(value, str):
+        if len(value) > MAX_TEXT:
+            raise ValueError(f"strings must be at most {MAX_TEXT} characters")
+        return value
+    if isinstance(value, list):
+        if depth <= 0:
+            raise ValueError("lists may be nested at most two deep")
+        if len(value) > MAX_ITEMS:
+            raise ValueError(f"lists must have at most {MAX_ITEMS} items")
+        return [_json_value(v, depth - 1) for v in value]
+    raise ValueError("expected null, true/false, a number, a string or a list of them")
+
+
+def _fields(value: Any, what: str, most: int) -> dict[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{what} must be a JSON object")
+    if len(value) > most:
+        raise ValueError(f"{what} may have at most {most} fields")
+    out: dict[str, Any] = {}
+    for k, v in value.items():
+        if not isinstance(k, str) or not NAME.fullmatch(k):
+            raise ValueError(f"field name {quote(k)} is not a snake_case name of at most 40 characters")
+        try:
+            out[k] = _json_value(v, 2)
+        except ValueError as err:
+            raise ValueError(f"{k}: {err} (got {quote(v)})") from None
+    return out
+
+
+_SCALAR_SCHEMA: dict[str, Any] = {"anyOf": [
+    {"type": "null"}, {"type": "boolean"}, {"type": "integer", "minimum": -MAX_INT, "maximum": MAX_INT},
+    {"type": "string", "maxLength": MAX_TEXT}]}
+_VALUE_SCHEMA: dict[str, Any] = {"anyOf": [
+    *_SCALAR_SCHEMA["anyOf"], {"type": "number", "minimum": -MAX_INT, "maximum": MAX_INT},
+    {"type": "array", "maxItems": MAX_ITEMS, "items": {"anyOf": [
+        *_SCALAR_SCHEMA["anyOf"], {"type": "array", "maxItems": MAX_ITEMS, "items": _SCALAR_SCHEMA}]}}]}
+_KEY_SCHEMA: dict[str, Any] = {"type": "string", "pattern": "^[a-z][a-z0-9_]*$", "maxLength": 40}
+
+Options = Annotated[
+    dict[str, Any], PlainValidator(lambda v: _fields(v, "options", 100)),
+    WithJsonSchema({"type": "object", "maxProperties": 100, "propertyNames": _KEY_SCHEMA,
+                    "additionalProperties": _VALUE_SCHEMA,
+                    "description": "the ruleset's named options (`werewolf options`, RULES.md §1.7)"})]
+
+
+def move_fields(value: Any) -> dict[str, Any]:
+    """The body of ``/act``: a JSON object with an ``act`` (a name) and a few bounded fields."""
+    move = _fields(value, "a move", 8)
+    act = move.get("act")
+    if not isinstance(act, str):
+        raise ValueError("a move needs an 'act' (a string), e.g. {\"act\": \"vote\", \"target\": 4}")
+    if not 1 <= len(act) <= 40:
+        raise ValueError("act must be a name of at most 40 characters")
+    return move
+
+
+Move = Annotated[
+    dict[str, Any], PlainValidator(move_fields),
+    WithJsonSchema({"type": "object", "required": ["act"], "maxProperties": 8, "propertyNames": _KEY_SCHEMA,
+                    "properties": {"act": {"type": "string", "minLength": 1, "maxLength": 40}},
+                    "additionalProperties": _VALUE_SCHEMA,
+                    "examples": [{"act": "vote", "target": 4}]})]
+
+
+# -- names ----------------------------------------------------------------------------------------
+def clean_name(name: str) -> str:
+    """A player's name as shown: NFC, runs of spaces made one, trimmed; printable characters only.
+
+    Refused: control and format characters (bidi overrides, zero-width ones: Unicode's C*
+    categories), line and paragraph separators, private-use and unassigned code points.
+    """
+    name = " ".join(unicodedata.normalize("NFC", name).split())
+    if not name:
+        raise ValueError("a name must not be empty")
+    if len(name) > MAX_NAME:
+        raise ValueError(f"a name must be at most {MAX_NAME} characters")
+    for ch in name:
+        if unicodedata.category(ch)[0] == "C" or unicodedata.category(ch) in ("Zl", "Zp"):
+            raise ValueError(f"a name may hold only printable characters, not U+{ord(ch):04X} "
+                             f"({unicodedata.name(ch, 'a control or format character').lower()})")
+    return name
+
+
+def name_key(name: str) -> str:
+    """What two names must not share in one room: the name compared case- and width-insensitively."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
+# -- the bodies -----------------------------------------------------------------------------------
+class Strict(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid", allow_inf_nan=False)
+
+
+Seat = Annotated[int, Field(ge=0, le=MAX_SEAT)]
+RoleId = Annotated[str, StringConstraints(min_length=1, max_length=40, pattern=r"^[a-z][a-z0-9_]*$")]
+
+
+class CreateRoom(Strict):
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"ruleset": "classic", "deck": "classic12", "options": {}, "bots": [2, 3, 4], "mode": "online",
+         "lang": "en"}]})
+
+    ruleset: Ident = Field("classic", description="classic, facetoface, wechat, onuw or onenight")
+    deck: Ident | Annotated[list[RoleId], Field(min_length=1, max_length=MAX_SEAT)] | None = Field(
+        None, description="a deck id (GET /api/decks) or a list of role ids; null: the ruleset's standard deck "
+                          "for `players`")
+    options: Options = Field(default_factory=dict)
+    bots: list[Seat] = Field(default_factory=list, max_length=MAX_SEAT, description="seat numbers that bots play")
+    bot_kind: Literal["heuristic", "random"] = Field(
+        "heuristic", description="how the bots play: heuristic bots use what they know and talk; random ones "
+                                 "pick any legal answer")
+    seed: Annotated[int, Field(ge=0, le=MAX_SEED)] | None = Field(
+        None, description="seed of the deal and the rules' chance; null: drawn from the server's secret "
+                          "randomness and never shown before the end. A seed given here marks the room "
+                          "\"fixed deal\" everywhere")
+    mode: Literal["online", "face_to_face"] = "online"
+    lang: Annotated[str, StringConstraints(max_length=16)] = Field(
+        "en", description="en, zh-Hant or zh-Hans (the moderator's voice in face-to-face play; others: en)")
+    players: Annotated[int, Field(ge=1, le=MAX_SEAT)] | None = Field(
+        None, description="seats of the standard deck, when no deck is given")
+    live_speech: bool = Field(True, description="speaking turns wait for their speaker (an act `speak` with "
+                                                "the text, or none for \"done\")")
+    timeout: Annotated[float, Field(ge=0, le=MAX_TIMEOUT)] | None = Field(
+        None, description="seconds a person has for a decision before its default is taken; 0 waits for ever; "
+                          "null: the server's --timeout")
+    pace: Annotated[list[Annotated[float, Field(ge=0, le=120)]], Field(min_length=2, max_length=2)] | None = Field(
+        None, description="[shortest, longest] seconds a night step lasts, whoever holds it (a step of a dead or "
+                          "absent role too); each step's length is drawn in this range (0 to 120); null: the "
+                          "server's --pace")
+
+
+class Join(Strict):
+    name: Annotated[str, StringConstraints(max_length=4 * MAX_NAME), AfterValidator(clean_name)] = Field(
+        ..., description=f"trimmed; printable characters only; at most {MAX_NAME}; unique in the room "
+                         "(case-insensitive)")
+    seat: Seat | None = Field(None, description="a seat to take; null: the first free seat")
+
+
+class Start(Strict):
+    fill_with_bots: bool = Field(False, description="bots take the seats nobody took")
+
+
+# -- error messages -------------------------------------------------------------------------------
+def error_text(errors: list[Any]) -> str:
+    """``field: rule (got …)`` for each error pydantic found (a union's alternatives: the first)."""
+    parts: list[str] = []
+    seen: set[str] = set()
+    for e in errors:
+        loc = [str(x) for x in e.get("loc", ()) if x != "body"]
+        # A union's errors name the alternative tried (``int``, ``list[...]``): keep the field's path.
+        path = ".".join(x for x in loc if not _is_alternative(x))
+        if path in seen:
+            continue
+        seen.add(path)
+        msg = str(e.get("msg", "invalid"))
+        if msg.startswith("Value error, "):
+            msg = msg[len("Value error, "):]
+        got = e.get("input", None)
+        shown = "" if e.get("type") in ("missing", "json_invalid") or "(got " in msg else f" (got {quote(got)})"
+        parts.append(f"{path}: {msg}{shown}" if path else f"{msg}{shown}")
+        if len(parts) == 3:
+            break
+    return "; ".join(parts)
+
+
+def _is_alternative(part: str) -> bool:
+    return (part.startswith(("constrained-", "function-", "list[", "dict[", "tagged-union[", "literal["))
+            or part in ("int", "str", "float", "bool", "none", "list", "dict"))
