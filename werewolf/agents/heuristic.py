@@ -1403,5 +1403,8 @@ class HeuristicAgent(Agent):
         """The engine value of this bot's answer to ``view.decision``, unchecked (trusted, fast loops)."""
         d = view.decision
         assert d is not None
-        move = self.mind(view).decide(d)
+        m = self.minds.get(view.seat)
+        if m is None or self.strict or m.board.read < view.public.stop or m.read < view.private.stop:
+            m = self.mind(view)  # something new to read (else the seat's mind is as its view)
+        move = m.decide(d)
         return d.default_value() if move is None else d.value(move)
