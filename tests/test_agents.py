@@ -81,7 +81,10 @@ def test_an_agent_is_never_handed_the_game() -> None:
             assert params == ["self", "view"], (cls, name, params)
     game = Game(Setup("classic", players=12, seed=1))
     view = seat_view(game, 3, game.pending(3)[0] if game.pending(3) else None)
-    for name in SeatView.__slots__:
+    fields = ("seat", "ruleset", "players", "role", "phase", "public", "private", "public_since", "private_since",
+              "decision", "over", "result", "part", "live_speech")  # (a compiled class lists no __slots__)
+    assert set(getattr(SeatView, "__slots__", fields)) == set(fields)
+    for name in fields:
         value = getattr(view, name)
         assert not isinstance(value, Game) and "table" not in type(value).__name__.lower(), name
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TextIO
 
 from rich.console import Console
@@ -108,9 +108,12 @@ def pick_seat(game: Game, seat: int | None, lang: str = "en") -> int:
 
 def run(setup: Setup, *, seat: int | None = None, lang: str = "en", bots: str = DEFAULT_BOTS,
         input: TextIO | None = None, output: TextIO | None = None, console: Console | None = None,
-        clock: Callable[[], float] = time.monotonic) -> Game:
+        clock: Callable[[], float] = time.monotonic, agents: Sequence[str] = (),
+        transcripts: str | None = None) -> Game:
     """Play ``setup`` to its end with a person in ``seat``; returns the finished game.
 
+    ``agents``: ``SEATS=KIND`` rules for some of the other seats (``werewolf.agents.kinds``; the
+    rest play ``bots``); ``transcripts``: a folder for the LLM seats' calls (``play-<seed>.jsonl``).
     ``clock`` (seconds) times the one-night discussion. Raises ``SetupError`` for
     a bad setup or seat, ``EOFError`` when the input runs out before the game ends.
     """
@@ -120,12 +123,20 @@ def run(setup: Setup, *, seat: int | None = None, lang: str = "en", bots: str = 
     game = Game(setup)
     if setup.deck is not None and setup.players is not None and seat_count(game) != setup.players:
         raise SetupError(t("ui.players_mismatch", lang, n=seat_count(game), players=setup.players))
+    if seat is None and agents:  # a drawn seat avoids the seats --agent names
+        from werewolf.agents.kinds import parse_rules
+
+        taken = {int(i) for items, _ in parse_rules(agents) for i in items if i.isdigit()}
+        free = [s for s in range(1, seat_count(game) + 1) if s not in taken]
+        if free:
+            seat = random.Random(f"seat:{game.setup.seed}").choice(free)
     me = pick_seat(game, seat, lang)
     human = TerminalAgent(lang, input=input, output=output, console=console)
     others = [s for s in range(1, seat_count(game) + 1) if s != me]
     # The host hands each seat its view, asks the bots' seats to speak at their turns, and keeps
     # every statement (the bots', and the person's typed ones in live speech) in the public log.
-    host = Host(game, dict.fromkeys(others, BOTS[bots](game, others, lang)))
+    seated, transcript = seat_agents(game, me, others, bots, lang, agents, transcripts)
+    host = Host(game, seated)
     talk_clock = TalkClock(clock)
     intro(human, game, setup, bots)
     while not game.over:
@@ -145,7 +156,38 @@ def run(setup: Setup, *, seat: int | None = None, lang: str = "en", bots: str = 
                 host.answer(d)
     host.sync()
     human.finish(host.view(me))
+    if transcript is not None:
+        transcript.close()
     return game
+
+
+def seat_agents(game: Game, me: int, others: list[int], bots: str, lang: str, rules: Sequence[str],
+                transcripts: str | None) -> tuple[dict[int, Agent], Any]:
+    """The agents of the seats but the person's: ``--agent`` rules over ``bots`` (and their transcript)."""
+    from werewolf.agents.kinds import build, is_llm, kinds_by_seat, parse_rules
+    from werewolf.sim.config import team_key
+
+    parsed = parse_rules(rules)
+    if any(str(me) in items for items, _ in parsed):
+        raise SetupError(f"--agent names seat {me}, your own seat")
+    sides = {e.data["seat"]: team_key(e.data["role"]) for e in game.events
+             if e.type == "role" and e.phase == "setup" and e.data["seat"] != me}
+    kinds = kinds_by_seat(parsed, sides, bots) if parsed else dict.fromkeys(others, bots)
+    plain = [s for s in others if kinds.get(s, bots) == bots]
+    seated: dict[int, Agent] = dict.fromkeys(plain, BOTS[bots](game, plain, lang)) if plain else {}
+    transcript = None
+    rest = {s: k for s, k in kinds.items() if s not in seated}
+    if rest:
+        if transcripts and any(is_llm(k) for k in rest.values()):
+            import os
+
+            from werewolf.agents.llm import Transcript
+
+            os.makedirs(transcripts, exist_ok=True)
+            transcript = Transcript(os.path.join(transcripts, f"play-{game.setup.seed}.jsonl"), game=game.setup.seed)
+        seated.update(build(rest, seed=game.setup.seed or 0, ruleset=game.setup.ruleset, lang=lang,
+                            transcript=transcript))
+    return seated, transcript
 
 
 class TalkClock:

@@ -62,6 +62,10 @@ def play_game(config: SimConfig, i: int, setup: Setup | None = None, channel: Ch
     """Game ``i`` of the run, played to its end by the configured bots (who talk on ``channel``)."""
     seed = game_seed(config.seed, i)
     game = Game((setup or base_setup(config)).with_seed(seed))
+    if config.agents:  # any agent kind in any seat (``--agent``): built here, in the worker
+        from werewolf.sim.seating import play_seated
+
+        return play_seated(config, i, game, channel)
     bots = config.bots
     if bots.default == "random" and not bots.teams:
         game.play_out(random.Random(stream_seed(seed, 1)))  # random agents: every request answered at once

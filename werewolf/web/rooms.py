@@ -89,11 +89,28 @@ def random_bots(rng: random.Random, seats: list[int], setup: Setup, lang: str) -
     return {s: RandomAgent(rng=random.Random(rng.random())) for s in seats}
 
 
+def llm_model() -> str | None:
+    """The model LLM bots play with: the server's WEREWOLF_LLM_MODEL (none: rooms cannot seat LLMs)."""
+    import os
+
+    return os.environ.get("WEREWOLF_LLM_MODEL") or None
+
+
+def llm_bots(rng: random.Random, seats: list[int], setup: Setup, lang: str) -> dict[int, Agent]:
+    """An LLM seat each (werewolf.agents.llm) on the server's OPENAI_BASE_URL, speaking the room's language."""
+    from werewolf.agents.llm import LLMAgent
+
+    model = llm_model() or "unset"
+    return {s: LLMAgent(model, lang=lang) for s in seats}
+
+
 # Bot kinds by name: each makes the agents of a room's bot seats from a random generator.
 BOTS: dict[str, Callable[[random.Random, list[int], Setup, str], dict[int, Agent]]] = {
     "heuristic": heuristic_bots,
     "random": random_bots,
 }
+if llm_model():  # rooms may seat LLMs when the server names a model
+    BOTS["llm"] = llm_bots
 DEFAULT_BOT = "heuristic"
 LEGACY_BOT = "random"  # the kind of rooms stored before the kind was
 
