@@ -81,7 +81,10 @@ def test_an_agent_is_never_handed_the_game() -> None:
             assert params == ["self", "view"], (cls, name, params)
     game = Game(Setup("classic", players=12, seed=1))
     view = seat_view(game, 3, game.pending(3)[0] if game.pending(3) else None)
-    for name in SeatView.__slots__:
+    fields = ("seat", "ruleset", "players", "role", "phase", "public", "private", "public_since", "private_since",
+              "decision", "over", "result", "part", "live_speech")  # (a compiled class lists no __slots__)
+    assert set(getattr(SeatView, "__slots__", fields)) == set(fields)
+    for name in fields:
         value = getattr(view, name)
         assert not isinstance(value, Game) and "table" not in type(value).__name__.lower(), name
 
@@ -261,3 +264,18 @@ def test_the_readmes_own_agent_example_runs() -> None:
     exec(compile(code.group(1), "README.md", "exec"), scope)  # noqa: S102 - our own README
     game = scope["game"]
     assert isinstance(game, Game) and game.over
+
+
+def test_statements_sit_right_after_their_speaking_turn() -> None:
+    for seed in range(4):
+        host = Host(Game(Setup("classic", players=12, seed=seed)), default=HeuristicAgent(random.Random(seed)))
+        host.run()
+        turn: Event | None = None
+        said = 0
+        for e in host.public:
+            if e.type == "statement":
+                assert turn is not None and turn.data["seat"] == e.data["seat"], e.data
+                said += 1
+            else:
+                turn = e if e.type in ("speech", "last_words") else None
+        assert said == len(host.talk.acts) > 0

@@ -32,8 +32,8 @@ Said = str | Sequence[Act] | None
 
 # Public events that are a seat's speaking turn in a game without live speech (the log records that it
 # spoke; what it says is asked of its agent), and the live events whose text is read as statements.
-_TURNS: Final = frozenset({"speech", "last_words", "discussion"})
-_TEXTS: Final = frozenset({"speech", "last_words_text"})
+_HOOKS: Final = frozenset({"speech", "last_words", "discussion", "game_start"})
+_LIVE_HOOKS: Final = frozenset({"speech", "last_words_text", "game_start"})
 
 
 # Compiled with the engine (scripts/compile.py); front ends, tests and users subclass it in Python.
@@ -54,6 +54,14 @@ class Agent:
     def speak(self, view: SeatView) -> Said:
         return None
 
+    def value_of(self, view: SeatView) -> Any:
+        """The engine value of this agent's answer to ``view.decision``, unchecked: for trusted agents
+        in fast loops (``Host.values``); a move it returns must be legal."""
+        d = view.decision
+        assert d is not None
+        move = self.act(view)
+        return d.default_value() if move is None else d.value(move)
+
 
 class RandomAgent(Agent):
     """Picks uniformly among legal answers (interrupts only rarely). Trusted: answers without views."""
@@ -62,7 +70,13 @@ class RandomAgent(Agent):
         self.rng = rng or random.Random(seed)
 
     def value(self, decision: Decision) -> Any:
+        """A random legal value for ``decision``, without a view (the trusted fast path)."""
         return decision.random_value(self.rng)
+
+    def value_of(self, view: SeatView) -> Any:
+        d = view.decision
+        assert d is not None
+        return d.random_value(self.rng)
 
     def act(self, view: SeatView) -> Move | None:
         d = view.decision
@@ -136,38 +150,49 @@ class Host:
         """Read the game's new events into the seats' logs; at a speaking turn of a game without
         live speech, ask the speaker's agent what it says (live: read the text it said)."""
         events = self.game.events
-        while self.cursor < len(events):
-            e = events[self.cursor]
-            self.cursor += 1
+        i, n = self.cursor, len(events)
+        if i >= n:
+            return
+        public, public_at, seats = self.public, self.public_at, self.seats
+        hooks = _LIVE_HOOKS if self.live else _HOOKS
+        count = self.count
+        while i < n:
+            e = events[i]
+            i += 1
             to = e.to
             if to is None:
-                self.public.append(e)
-                self.public_at.append(self.count)
-                self.count += 1
-                t = e.type
-                if t in _TURNS and not self.live:
-                    if t == "discussion":  # one-night: everyone speaks, in seat order
-                        for s in range(1, self.players + 1):
-                            self._turn(s, "discussion")
-                    else:
-                        self._turn(int(e.data["seat"]), str(e.data.get("part", "last_words")))
-                elif t in _TEXTS and self.live:
-                    text = e.data.get("text")
-                    if isinstance(text, str) and text:
-                        self.post(int(e.data["seat"]), text)
-                elif t == "game_start":
-                    self.players = int(e.data["players"])
+                public.append(e)
+                public_at.append(count)
+                count += 1
+                if e.type in hooks:  # a speaking turn, a text said, the number of players
+                    self.cursor, self.count = i, count
+                    self._hook(e)
+                    count = self.count
             elif to:
-                n = self.count
-                self.count = n + 1
                 for s in to:
-                    st = self.seats.get(s)
+                    st = seats.get(s)
                     if st is None:
-                        st = self.seats[s] = _Seat()
+                        st = seats[s] = _Seat()
                     st.events.append(e)
-                    st.at.append(n)
+                    st.at.append(count)
                     if (e.type == "role" or e.type == "took") and e.data.get("seat") == s:
                         st.role = str(e.data["role"])
+                count += 1
+        self.cursor, self.count = i, count
+
+    def _hook(self, e: Event) -> None:
+        t = e.type
+        if t == "game_start":
+            self.players = int(e.data["players"])
+        elif self.live:
+            text = e.data.get("text")
+            if isinstance(text, str) and text:
+                self.post(int(e.data["seat"]), text)
+        elif t == "discussion":  # one-night: everyone speaks, in seat order
+            for s in range(1, self.players + 1):
+                self._turn(s, "discussion")
+        else:
+            self._turn(int(e.data["seat"]), str(e.data.get("part", "last_words")))
 
     def _public(self, e: Event) -> None:
         self.public.append(e)
@@ -249,6 +274,36 @@ class Host:
             self.game.decline(decision)
         else:
             self.game.answer(decision.seat, move)
+
+    def values(self, agent: Agent) -> list[Any]:
+        """``agent``'s values for every decision of the open request, each from its seat's view, unchecked
+        (``Agent.value_of``): the simulations' loop, answered at once with ``Game.answer_all``."""
+        self.sync()
+        value_of = agent.value_of
+        # ``view`` inlined (one view per decision of every simulated game): the request's views share
+        # the public log's prefix, and each seat's private one.
+        np = len(self.public)
+        pub = self._public_log
+        if pub.stop != np:
+            pub = self._public_log = Log(self.public, self.public_at, np)
+        g = self.game
+        table, ruleset, players, live, seats = g.table, self.ruleset, self.players, self.live, self.seats
+        phase, result = table.phase, table.result
+        out: list[Any] = []
+        for d in g.request:
+            seat = d.seat
+            st = seats.get(seat)
+            if st is None:
+                st = seats[seat] = _Seat()
+            priv = st.log
+            nq = len(st.events)
+            if priv.stop != nq:
+                priv = st.log = Log(st.events, st.at, nq)
+            v = SeatView(seat, ruleset, players, st.role, phase, pub, priv, st.public_seen, st.private_seen, d,
+                         False, result, d.part if isinstance(d, Speak) else None, live)
+            st.public_seen, st.private_seen = np, nq
+            out.append(value_of(v))
+        return out
 
     def run(self) -> Game:
         """Play the game to its end."""

@@ -475,6 +475,8 @@ class Mind:
             self.seen.append(e)
         handler = _MIND.get(e.type)
         if handler is not None:
+            if e.type == "victim":  # the night it was told, whenever the mind reads it (not the board's night)
+                self.victim_night = int(e.phase[5:]) if e.phase.startswith("night") else self.board.night
             handler(self, e.data)
             self.version += 1
 
@@ -508,7 +510,6 @@ class Mind:
 
     def _victim(self, d: dict[str, Any]) -> None:
         self.victim = d.get("target")
-        self.victim_night = self.board.night
         for s in d.get("targets") or ([d["target"]] if d.get("target") is not None else []):
             self.victims.add(s)
 
@@ -1398,9 +1399,12 @@ class HeuristicAgent(Agent):
             return [Act(m.seat, "defend")]
         return []
 
-    def value(self, view: SeatView) -> Any:
+    def value_of(self, view: SeatView) -> Any:
         """The engine value of this bot's answer to ``view.decision``, unchecked (trusted, fast loops)."""
         d = view.decision
         assert d is not None
-        move = self.mind(view).decide(d)
+        m = self.minds.get(view.seat)
+        if m is None or self.strict or m.board.read < view.public.stop or m.read < view.private.stop:
+            m = self.mind(view)  # something new to read (else the seat's mind is as its view)
+        move = m.decide(d)
         return d.default_value() if move is None else d.value(move)

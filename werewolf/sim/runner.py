@@ -81,10 +81,9 @@ def play_game(config: SimConfig, i: int, setup: Setup | None = None, channel: Ch
         # seats to seed (seeding a Mersenne Twister costs a tenth of the bots' work in a one-night game).
         bot = HeuristicAgent(random.Random(stream_seed(seed, 2)), ruleset=config.ruleset)
         host = Host(game, default=bot, talk=channel)  # each bot seat answers from its own seat view
-        value, view, sync = bot.value, host.view, host.sync
+        values = host.values
         while not game.over:
-            sync()
-            answer_all([value(view(d.seat, d)) for d in game.request])
+            answer_all(values(bot))
         return game
     rng = random.Random(stream_seed(seed, 1))
     kinds = {s: bots.kind(team_key(r)) for s, r in dealt_roles(game).items()}
@@ -94,7 +93,7 @@ def play_game(config: SimConfig, i: int, setup: Setup | None = None, channel: Ch
         return game
     bot = HeuristicAgent(random.Random(stream_seed(seed, 2)), seats=heuristic_seats, ruleset=config.ruleset)
     host = Host(game, dict.fromkeys(heuristic_seats, bot), talk=channel)
-    value, view, sync = bot.value, host.view, host.sync
+    value, view, sync = bot.value_of, host.view, host.sync
     while not game.over:
         sync()
         answer_all([value(view(d.seat, d)) if kinds.get(d.seat) == "heuristic" else d.random_value(rng)
