@@ -444,7 +444,7 @@ async def push_views(websocket: WebSocket, hub: Hub, room: Room, sub: Subscriber
     except (WebSocketDisconnect, RuntimeError, OSError):
         pass
     finally:
-        room.subs.discard(sub)
+        hub.leave(room, sub)
         reader.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await reader

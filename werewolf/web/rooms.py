@@ -36,14 +36,16 @@ first sees it open, so after a restart every open decision has its full time
 again.
 
 Lifecycle: memory holds only the rooms in use, so a server that runs for weeks
-stays the same size. A finished game stays ``keep_finished`` seconds after its end
-or its last request (so phones see the final reveal), then is dropped from memory,
-not from the database: the next request replays it from its stored answers and is
-answered exactly as before. A lobby nobody starts is closed ``lobby_idle`` seconds
-after its creation or its last join: its row is marked ``closed`` (kept, so that
-its link answers 410 "expired" rather than 404), it leaves memory, and it can be
-neither joined nor started. At start only lobbies and games on are loaded; idle
-lobbies are closed first by one UPDATE. The tick looks only at the rooms in memory.
+stays the same size. A finished game leaves memory once no phone watches it
+(``UNWATCHED`` seconds after its end, its last request or its last socket's close,
+so that a phone that reconnects finds it), or ``keep_finished`` seconds after that
+while a socket still watches it; it is dropped from memory, not from the database:
+the next request replays it from its stored answers and is answered exactly as before.
+A lobby nobody starts is closed ``lobby_idle`` seconds after its creation or its last
+join: its row is marked ``closed`` (kept, so that its link answers 410 "expired" rather
+than 404), it leaves memory, and it can be neither joined nor started. At start only
+lobbies and games on are loaded; idle lobbies are closed first by one UPDATE.
+The tick looks only at the rooms in memory.
 """
 
 from __future__ import annotations
@@ -102,7 +104,8 @@ DEFAULT_BOT = "heuristic"
 LEGACY_BOT = "random"  # the kind of rooms stored before the kind was
 
 MODES = ("online", "face_to_face")
-KEEP_FINISHED = 1800.0  # seconds a finished game stays in memory after its end or its last request
+KEEP_FINISHED = 1800.0  # seconds a finished game a phone watches stays in memory after its end or last request
+UNWATCHED = 30.0  # seconds a finished game no phone watches stays (a phone that reconnects finds it in memory)
 LOBBY_IDLE = 86400.0  # seconds a lobby lives after its creation or its last join (0: for ever)
 CLOSED = "closed"  # the status of an expired lobby
 _UNSHOWN: list[Decision] = []  # the request while the pacer holds it back (one object: its generation stays)
@@ -949,6 +952,11 @@ class Hub:
             except ApiError as err:
                 log.warning("room %s: pacing: %s", room.id, err.message)
 
+    def leave(self, room: Room, sub: Subscriber) -> None:
+        """A socket closed: the room no longer pushes to it (and a finished game's grace starts again)."""
+        room.subs.discard(sub)
+        room.used = self.clock()
+
     async def view_json(self, room: Room, seat: int | None, host: bool, lang: str | None) -> str:
         async with room.lock:
             self.check_open(room)
@@ -970,7 +978,9 @@ class Hub:
         now, wall = self.clock(), time.time()  # the rooms' lives on the clock, the decisions' on the wall
         for room_id, room in list(self.rooms.items()):
             if room.status == "over":
-                if now - room.used > self.keep_finished:
+                # Watched, it stays its grace; unwatched, it leaves almost at once (replayed on demand).
+                grace = self.keep_finished if room.subs else min(self.keep_finished, UNWATCHED)
+                if now - room.used > grace:
                     # Sockets still open keep their (unchanging) room; the next request replays it.
                     del self.rooms[room_id]
                 continue
