@@ -286,7 +286,10 @@ def pct(values: list[float], p: float) -> float:
 
 async def main_async(args: argparse.Namespace, base: str, pid: int | None) -> Stats:
     stats = Stats()
-    limits = httpx.Limits(max_connections=args.connections, max_keepalive_connections=args.connections)
+    # Idle connections are dropped well before uvicorn's keep-alive timeout (5 s, httpx's default expiry too):
+    # at equal timeouts a request sent as the server closes the connection fails with a ReadError.
+    limits = httpx.Limits(max_connections=args.connections, max_keepalive_connections=args.connections,
+                          keepalive_expiry=2.0)
     async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as http:
         stop_at = time.time() + args.seconds
         ready = asyncio.Barrier(args.rooms)
