@@ -219,7 +219,7 @@ class TestAnyOf:
         assert d.acts == ("save", "poison") and d.act == "save|poison"
         assert d.accepts({"act": "save"}) and d.accepts({"act": "poison", "target": 2})
         assert not d.accepts({"act": "check", "target": 2})
-        assert d.check({"act": "check"}) == "no such act here"
+        assert d.check({"act": "check"}) == "this decision asks for 'save' or 'poison', not 'check'"
 
     def test_values(self) -> None:
         d = self.witch()

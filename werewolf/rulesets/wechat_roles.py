@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
-from werewolf.core.decisions import Choice, Decision, Flag, Move, Target
+from werewolf.core.decisions import Choice, Decision, Flag, Move, Target, wrong_act
 from werewolf.rulesets.daynight.night import ask_potions, excluding, guard_targets, knife_voices, protect, use_potions
 from werewolf.rulesets.daynight.state import Player
 
@@ -30,6 +30,9 @@ class Save(Target):
         self.victim = victim
 
     def check(self, move: Move) -> str | None:
+        wrong = wrong_act(self, move)
+        if wrong:
+            return wrong
         if "target" not in move and "value" not in move:
             if self.victim is None:
                 return "the pack attacked nobody: name a target"

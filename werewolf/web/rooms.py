@@ -73,7 +73,7 @@ try:
 except ImportError:  # the web extra installs it; without it, the standard library's json
     orjson = None  # type: ignore[assignment]
 
-from werewolf.agents import Agent, RandomAgent
+from werewolf.agents import Agent, Host, RandomAgent
 from werewolf.agents.heuristic import ONE_NIGHT, HeuristicAgent
 from werewolf.core.decisions import Decision, Move
 from werewolf.core.errors import IllegalMove, WerewolfError
@@ -95,11 +95,28 @@ def random_bots(rng: random.Random, seats: list[int], setup: Setup, lang: str) -
     return {s: RandomAgent(rng=random.Random(rng.random())) for s in seats}
 
 
+def llm_model() -> str | None:
+    """The model LLM bots play with: the server's WEREWOLF_LLM_MODEL (none: rooms cannot seat LLMs)."""
+    import os
+
+    return os.environ.get("WEREWOLF_LLM_MODEL") or None
+
+
+def llm_bots(rng: random.Random, seats: list[int], setup: Setup, lang: str) -> dict[int, Agent]:
+    """An LLM seat each (werewolf.agents.llm) on the server's OPENAI_BASE_URL, speaking the room's language."""
+    from werewolf.agents.llm import LLMAgent
+
+    model = llm_model() or "unset"
+    return {s: LLMAgent(model, lang=lang) for s in seats}
+
+
 # Bot kinds by name: each makes the agents of a room's bot seats from a random generator.
 BOTS: dict[str, Callable[[random.Random, list[int], Setup, str], dict[int, Agent]]] = {
     "heuristic": heuristic_bots,
     "random": random_bots,
 }
+if llm_model():  # rooms may seat LLMs when the server names a model
+    BOTS["llm"] = llm_bots
 DEFAULT_BOT = "heuristic"
 LEGACY_BOT = "random"  # the kind of rooms stored before the kind was
 
@@ -244,6 +261,7 @@ class Room:
         self._reset_counts()
         self.bot_kind = rec.bot_kind or LEGACY_BOT
         self._agents: dict[int, Agent] | None = None  # made once the bot seats are known (the start)
+        self._host: Host | None = None  # hands the bots their seat views (made with the agents)
         self.talk_ends = rec.talk_ends
         self.track_deadlines()
 
@@ -417,6 +435,7 @@ class Room:
                     for s, act, _ in self.game.answers:
                         if act == "speak" and s in self.bots:
                             agent.rounds[s] = agent.rounds.get(s, 0) + 1
+            self._host = Host(self.game, self._agents)
         return self._agents
 
     def _words(self, v: dict[str, Any], sight: Sight | None, seat: int | None, lang: str | None
@@ -577,7 +596,9 @@ class Room:
             if isinstance(agent, RandomAgent):
                 g.answer_value(d, agent.value(d))
                 continue
-            move = agent.choose(g, d.seat, d)
+            if self._host is None or self._host.game is not g:
+                self._host = Host(g, agents)
+            move = self._host.ask(d)
             if move is None:
                 g.decline(d)
             else:

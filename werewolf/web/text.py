@@ -224,7 +224,8 @@ def option_label(d: Decision, move: Move, lang: str, seat: int, events: Sequence
         if act == "save":
             victim = tonight_victim(events, seat)
             if victim is not None:
-                return _t("option.save_target", lang, act, target=seat_label(victim, lang))
+                target = _t("fmt.yourself", lang) if victim == seat else seat_label(victim, lang)
+                return _t("option.save_target", lang, act, target=target)
         if has(f"option.yes.{act}", lang):
             return _t(f"option.yes.{act}", lang)
         if alternatives or not isinstance(d, Flag):
@@ -239,6 +240,8 @@ def arg_text(name: str, value: Any, lang: str, seat: int, events: Sequence[Event
     if value is None:
         return _t("fmt.none", lang, "-")
     if name in ("target", "seat"):
+        if value == seat:  # the player's own seat, said so ("Seat 2 (yourself)")
+            return _t("fmt.seat_yourself", lang, seat_label(value, lang), seat=seat_label(value, lang))
         return seat_label(value, lang)
     if name == "card":
         return card_label(value, lang, seat, events)
