@@ -120,8 +120,9 @@ def play_command(ruleset: str, deck: str | None, players: int | None, seat: int 
               help="The address phones use (join links and QR codes); default: this machine's address on "
                    "its network, with --port.")
 @click.option("--keep-finished", type=click.FloatRange(min=0), default=30.0, show_default=True, metavar="MINUTES",
-              help="Minutes a finished game stays in memory after its end or its last request; then it is "
-                   "replayed from the database when asked for (nothing is lost).")
+              help="Minutes a finished game a phone still watches stays in memory after its end or its last "
+                   "request (one no phone watches leaves within a minute); then it is replayed from the "
+                   "database when asked for (nothing is lost).")
 @click.option("--lobby-hours", type=click.FloatRange(min=0), default=24.0, show_default=True, metavar="HOURS",
               help="Hours a room nobody started lives after its creation or its last join; then it is closed "
                    "(its link answers 410 expired) (0: lobbies never expire).")

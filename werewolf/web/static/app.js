@@ -151,7 +151,7 @@ function summary(names) {
 
 // -- a room ------------------------------------------------------------------------------------
 const S = { room: null, host: null, player: null, ws: null, view: null, retry: 0, closed: false,
-            picked: new Set(), revealed: false, sending: false, draft: "", link: null };
+            picked: new Set(), revealed: false, sending: false, draft: "", link: null, askedFull: false };
 
 async function roomPage(room) {
   S.room = room;
@@ -176,8 +176,9 @@ function noRoom(message) {
 function connect() {
   if (S.ws) { S.closed = true; S.ws.close(); }
   S.closed = false;
+  S.askedFull = false;
   const token = S.player || S.host;
-  const q = new URLSearchParams({ lang: LANG });
+  const q = new URLSearchParams({ lang: LANG, delta: "true" });
   if (!token) q.set("spectator", "true");
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
   // The token travels as a subprotocol (a header), never in the URL: URLs end up in logs.
@@ -188,7 +189,13 @@ function connect() {
   ws.onmessage = (m) => {
     const data = JSON.parse(m.data);
     if (data.error) { toast(data.error); if (/token/.test(data.error)) forget(); return; }
-    S.view = data;
+    const view = applyUpdate(S.view, data);
+    if (!view) {  // a delta this phone cannot apply: ask once for the full view
+      if (!S.askedFull) { S.askedFull = true; ws.send(JSON.stringify({ full: true })); }
+      return;
+    }
+    S.askedFull = false;
+    S.view = view;
     render();
   };
   ws.onclose = (e) => {
@@ -201,6 +208,20 @@ function connect() {
     S.retry = Math.min(S.retry + 1, 5);
     setTimeout(connect, 500 * S.retry);
   };
+}
+
+// A push is the full view, or (?delta=true) what changed since the version `base`: fields to set,
+// new events and their narrations to append. On any doubt (not our version, a malformed delta): null.
+function applyUpdate(view, data) {
+  if (!("base" in data)) return data;
+  if (!view || view.v !== data.base || !data.set || !Array.isArray(data.events) || !Array.isArray(view.events))
+    return null;
+  const next = Object.assign({}, view, data.set, { v: data.v, events: view.events.concat(data.events) });
+  if (data.text) {
+    if (!view.text || !Array.isArray(view.text.events) || !Array.isArray(data.text.events)) return null;
+    next.text = Object.assign({}, view.text, data.text, { events: view.text.events.concat(data.text.events) });
+  }
+  return next;
 }
 
 function forget() {
