@@ -178,7 +178,7 @@ class DaySteps:
             return
         everyone = opts.sheriff_electorate == "all_living"
         if len(remaining) == 1 and not everyone:
-            self.elect(remaining[0], "sole candidate", "sheriff_sole_candidate")
+            self.elect(remaining[0], "sole candidate", rule="sheriff_sole_candidate")
             return
         if everyone:
             # wechat: 「所有存活角色均可參與投票」, even for a single candidate (and, before the
@@ -207,7 +207,7 @@ class DaySteps:
             if tied and opts.sheriff_tie == "none":
                 t.badge_gone = True  # wechat: 「則失去<警長>」 for the whole game
         else:
-            self.elect(winner, "vote", "sheriff_elected_by_vote")
+            self.elect(winner, "vote", rule="sheriff_elected_by_vote")
 
     def campaign(self: Moderator, cands: list[int]) -> Gen:
         t = self.t

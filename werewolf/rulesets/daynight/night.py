@@ -90,7 +90,8 @@ class NightSteps:
                 # Every step is called aloud, acted or not (the table must not learn who is dead).
                 t.say("step", step=step.code, role=step.role, rule="night_order")
                 if holder is None and not self.step_always(step):
-                    t.log("ruling", rule="step_pretended", role=step.role)
+                    dealt = t.by_role.get(step.role)
+                    t.log("ruling", rule="step_pretended", seat=dealt[0].seat if dealt else None, role=step.role)
                 asks = step.run(self, holder) if step.run is not None else None
             if asks is not None:
                 yield from asks
