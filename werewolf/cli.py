@@ -338,5 +338,39 @@ def balance_command(ruleset: str, deck: str | None, swaps: tuple[str, ...], deck
     sys.exit(status)
 
 
+@main.command("explain")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--lang", "-l", type=click.Choice(["en", "zh-Hant", "zh-Hans"]), default="en", show_default=True,
+              help="Language of the explanations.")
+@click.option("--game", "-g", type=int, default=None,
+              help="With a `simulate --logs` file: the game to explain (default: the first).")
+def explain_command(file: str, lang: str, game: int | None) -> None:
+    """Print a game's rulings in order, each with its rule, its source and the book's sentence.
+
+    FILE: a scripted game (run here), `werewolf script` output, a `simulate --logs` file or a room's log.
+    """
+    from werewolf.i18n import phase_name, t
+    from werewolf.replay import load, rulings
+
+    try:
+        found = rulings(load(file, game), lang)
+    except WerewolfError as err:
+        _fail(str(err))
+        return
+    if not found:
+        click.echo(t("ui.explain.none", lang))
+        return
+    for r in found:
+        rule = r["rule"]
+        click.echo(f"[{phase_name(str(r['phase']), lang)}] {r['text'] or r['type']}  "
+                   f"({t('ui.replay.seen_by', lang)}: {r['seen_by']['text']})")
+        click.echo(f"    {t('ui.replay.rule', lang)} {rule['rule']}: {rule['text']}")
+        if rule["known"]:
+            click.echo(f"    {t('ui.replay.source', lang)}: {rule['book']} {rule['book_title']} · {rule['section']}")
+            click.echo(f"    {t('ui.replay.quote', lang)}: 「{rule['quote']}」")
+            if rule["proposal"]:
+                click.echo(f"    {t('ui.replay.proposal', lang)}: {rule['proposal']}")
+
+
 if __name__ == "__main__":
     main()

@@ -88,7 +88,7 @@ class NightSteps:
             else:
                 holder = self.step_holder(step)
                 # Every step is called aloud, acted or not (the table must not learn who is dead).
-                t.say("step", step=step.code, role=step.role, rule="night_order")
+                t.say("step", step=step.code, role=step.role)
                 if holder is None and not self.step_always(step):
                     dealt = t.by_role.get(step.role)
                     t.log("ruling", rule="step_pretended", seat=dealt[0].seat if dealt else None, role=step.role)
