@@ -163,8 +163,9 @@ def _audience(event: Mapping[str, Any], lang: str) -> dict[str, Any]:
     if not to:
         return {"kind": "moderator", "seats": [], "text": t("ui.replay.moderator_only", lang)}
     seats = sorted(int(s) for s in to)
-    return {"kind": "seats", "seats": seats,
-            "text": t("fmt.seats", lang, list=t("fmt.list_sep", lang).join(str(s) for s in seats))}
+    text = t("fmt.seat", lang, n=seats[0]) if len(seats) == 1 else t(
+        "fmt.seats", lang, list=t("fmt.list_sep", lang).join(str(s) for s in seats))
+    return {"kind": "seats", "seats": seats, "text": text}
 
 
 # -- the seat table as a viewer knew it ------------------------------------------------------------
@@ -226,17 +227,24 @@ def replay(record: Record, viewer: int | str = ALL, lang: str = "en") -> dict[st
         if changes:
             step["table"] = [_row(r, lang) for r in table.values()]
         steps.append(step)
+    # The timeline by night and day as the game went: a night's deaths, logged at dawn with the
+    # night's phase, belong to the morning that announced them.
     phases: list[dict[str, Any]] = []
+    group, key = "", -1
     for n, s in enumerate(steps):
-        if not phases or phases[-1]["phase"] != s["phase"]:
-            phases.append({"phase": s["phase"], "name": _phase(str(s["phase"]), lang), "start": n})
+        k = _phase_key(str(s["phase"]))
+        if k > key:
+            group, key = str(s["phase"]), k
+        s["group"] = group
+        if not phases or phases[-1]["phase"] != group:
+            phases.append({"phase": group, "name": _phase(group, lang), "start": n})
     over = next((e for e in reversed(record.events) if e.get("type") == "game_over"), None)
     return {
         "lang": lang, "ruleset": record.ruleset, "over": over is not None,
         "viewer": {"kind": "seat" if isinstance(viewer, int) else viewer,
                    "seat": viewer if isinstance(viewer, int) else None,
                    "name": _viewer_name(viewer, lang)},
-        "seats": [{"seat": s, "name": record.names.get(s, t("fmt.seat", lang, n=s)),
+        "seats": [{"seat": s, "name": record.names.get(s, ""),
                    "label": _viewer_name(s, lang)} for s in seats],
         "views": [{"id": ALL, "name": _viewer_name(ALL, lang)}, {"id": PUBLIC, "name": _viewer_name(PUBLIC, lang)}]
         + [{"id": str(s), "name": _viewer_name(s, lang)} for s in seats],
@@ -250,6 +258,14 @@ def _row(row: Mapping[str, Any], lang: str) -> dict[str, Any]:
     role = row.get("role")
     return {"seat": row["seat"], "role": role, "alive": row["alive"],
             "role_name": role_name(role, lang) if isinstance(role, str) and has(f"role.{role}", lang) else role}
+
+
+def _phase_key(phase: str) -> int:
+    """setup 0, night k 2k-1, day k 2k (anything else: where it stands)."""
+    for prefix, offset in (("night", -1), ("day", 0)):
+        if phase.startswith(prefix) and phase[len(prefix):].isdigit():
+            return 2 * int(phase[len(prefix):]) + offset
+    return 0 if phase == "setup" else -1
 
 
 def _phase(phase: str, lang: str) -> str:

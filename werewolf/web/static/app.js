@@ -456,7 +456,9 @@ function resultCard(v, t) {
           text: (secret ? `[${ev.to.join(",") || "⚖"}] ` : "") + log.text[i] }));
       });
     } catch (err) { toast(err.message); e.target.disabled = false; }
-  } }), replay, el("p", {}, el("a", { href: "/", text: ui("new_room") })));
+  } }), replay, el("p", {}, el("a", { href: `/replay/${encodeURIComponent(S.room)}?lang=${LANG}`
+                                      + (v.seat ? `&view=${v.seat}` : ""), id: "replay-link", text: ui("replay") })),
+  el("p", {}, el("a", { href: "/", text: ui("new_room") })));
   return card;
 }
 
