@@ -130,7 +130,10 @@ function show() {
     li.classList.toggle("later", i > R.step);
   }
   const now = document.querySelector("#timeline li.now");
-  if (now) now.scrollIntoView({ block: "nearest" });
+  if (now) {  // keep the current step in sight inside the timeline, without scrolling the page
+    const list = document.getElementById("timeline");
+    list.scrollTop = Math.max(0, now.offsetTop - list.clientHeight / 2);
+  }
   const url = new URL(location.href);
   url.searchParams.set("view", R.view);
   url.searchParams.set("lang", R.lang);
