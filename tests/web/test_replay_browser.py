@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from werewolf.i18n import narrate, role_name
+from werewolf.i18n.rules import explain
 
 from .conftest import ARTIFACTS, Server
 
@@ -162,6 +163,13 @@ def test_the_game_over_screen_links_to_the_replay(browser: Any, server: Server) 
     if watch.count():
         watch.click()
     page.wait_for_selector("#replay-link")
+    # "Why?" beside an outcome of the log: the rule and the book's sentence, in the page's language.
+    why = page.locator("#log .why-button").first
+    rule = why.locator("xpath=following-sibling::div[1]").get_attribute("data-rule")
+    why.click()
+    page.wait_for_selector(f'#log .why[data-rule="{rule}"] div')
+    shown = page.locator(f'#log .why[data-rule="{rule}"]').first.inner_text()
+    assert explain(rule, "en")["text"] in shown and "「" in shown
     page.click("#replay-link")
     page.wait_for_selector("#step-text")
     assert f"/replay/{rid}" in page.url

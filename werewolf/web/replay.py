@@ -20,6 +20,7 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from werewolf.i18n import normalize_lang
+from werewolf.i18n.rules import explain, known
 from werewolf.replay import Record, RecordError, parse_viewer, replay
 from werewolf.web.rooms import ApiError
 
@@ -30,7 +31,9 @@ LOCAL = "local"  # the id of the game `werewolf replay` serves
 
 
 def install(app: FastAPI, find: Find) -> None:
-    """Add the replay page and its JSON to ``app``; ``find`` gives the finished game of an id or raises ApiError."""
+    """Add the replay page and its JSON, and the phones' "Why?" (``install_why``), to ``app``;
+    ``find`` gives the finished game of an id or raises ApiError."""
+    install_why(app)
 
     @app.get("/replay/{room_id}", include_in_schema=False)
     async def replay_page(room_id: str) -> FileResponse:
@@ -51,6 +54,22 @@ def install(app: FastAPI, find: Find) -> None:
             return await asyncio.to_thread(replay, record, viewer, normalize_lang(lang))
         except RecordError as e:
             raise ApiError(422, str(e)) from None
+
+
+def install_why(app: FastAPI) -> None:
+    """Add ``/api/rules/{rule}``: one rule of the catalogue, for the phones' "Why?".
+
+    The answer is a function of the rule id and the language only (the rule book's own text),
+    never of a room or a seat: a phone asks about the ``rule`` of an event already in its view,
+    so "why?" tells a player nothing that view does not already hold.
+    """
+
+    @app.get("/api/rules/{rule_id}", tags=["play"], responses={404: {"description": "no such rule"}})
+    async def why(rule_id: str, lang: str | None = Query(None, max_length=16)) -> dict[str, Any]:
+        """A rule: its one-line explanation, its rule book and section and the book's sentence, in ``lang``."""
+        if len(rule_id) > 64 or not known(rule_id):
+            raise ApiError(404, f"no rule {rule_id[:40]!r}")
+        return explain(rule_id, normalize_lang(lang))
 
 
 def local_app(record: Record) -> FastAPI:

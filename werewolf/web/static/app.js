@@ -427,9 +427,35 @@ function countdown(deadline, id = undefined, round = Math.round) {
 function logCard(v, t) {
   const list = el("ol", { class: "log", id: "log" });
   const lines = [];
-  v.events.forEach((e, i) => { const s = t.events[i]; if (s) lines.push([e, s]); });
-  for (const [e, s] of lines.reverse()) list.append(el("li", { class: "ev-" + e.type, text: s }));
+  v.events.forEach((e, i) => { const s = t.events[i]; if (s) lines.push([e, s, i]); });
+  for (const [e, s, i] of lines.reverse())
+    list.append(el("li", { class: "ev-" + e.type, text: s }, e.rule ? whyButton(e.rule, i) : null));
   return el("section", { class: "card" }, el("h2", { text: ui("log") }), list);
+}
+
+// "Why?": the rule of an event already in this phone's view, from the rule book (/api/rules/{rule}):
+// the answer depends on the rule alone, so it tells nothing the view does not hold.
+const WHY = { open: new Set(), text: new Map() };
+
+function whyButton(rule, i) {
+  const box = el("div", { class: "why muted small", "data-rule": rule });
+  const fill = (r) => box.replaceChildren(el("div", { text: r.text }),
+    r.quote ? el("div", { text: `${r.book_title} · ${r.section}: 「${r.quote}」` }) : null,
+    r.proposal ? el("div", { text: r.proposal }) : null);
+  const key = `${S.room}:${i}`;
+  const cached = WHY.text.get(`${LANG}:${rule}`);
+  if (WHY.open.has(key) && cached) fill(cached);
+  const button = el("button", { class: "link small why-button", type: "button", text: ui("why"),
+    onclick: async () => {
+      if (WHY.open.has(key)) { WHY.open.delete(key); box.replaceChildren(); return; }
+      try {
+        const r = WHY.text.get(`${LANG}:${rule}`) || await api("GET", `/api/rules/${encodeURIComponent(rule)}?lang=${LANG}`);
+        WHY.text.set(`${LANG}:${rule}`, r);
+        WHY.open.add(key);
+        fill(r);
+      } catch (err) { toast(err.message); }
+    } });
+  return [" ", button, box];
 }
 
 function resultCard(v, t) {

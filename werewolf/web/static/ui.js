@@ -18,7 +18,8 @@ window.UI = {
     roles: "Every role", full_log: "Full log (moderator's view)", reconnecting: "Reconnecting…",
     error: "Error", players: "players", speaking_now: "Speaking now", pause: "Pause between night steps (s)",
     new_room: "New room", spectator: "Spectator", host_hint: "You are the host of this room.",
-    speak_time: "Speaking time", seat: "Seat", replay: "▶ Replay this game, step by step"
+    speak_time: "Speaking time", seat: "Seat", replay: "▶ Replay this game, step by step",
+    why: "Why?"
   },
   "zh-Hant": {
     title: "狼人殺", create: "建立房間", ruleset: "規則", deck: "板子", bots: "電腦玩家",
@@ -35,7 +36,7 @@ window.UI = {
     game_over: "遊戲結束", roles: "所有身分", full_log: "完整紀錄（法官視角）", reconnecting: "重新連線中…",
     error: "錯誤", players: "名玩家", speaking_now: "正在發言", pause: "夜晚每步停頓（秒）",
     new_room: "新房間", spectator: "觀眾", host_hint: "你是這個房間的房主。", speak_time: "發言時間",
-    seat: "座位", replay: "▶ 逐步回放這局遊戲"
+    seat: "座位", replay: "▶ 逐步回放這局遊戲", why: "為什麼？"
   },
   "zh-Hans": {
     title: "狼人杀", create: "创建房间", ruleset: "规则", deck: "板子", bots: "电脑玩家",
@@ -52,6 +53,6 @@ window.UI = {
     game_over: "游戏结束", roles: "所有身份", full_log: "完整记录（法官视角）", reconnecting: "重新连接中…",
     error: "错误", players: "名玩家", speaking_now: "正在发言", pause: "夜晚每步停顿（秒）",
     new_room: "新房间", spectator: "观众", host_hint: "你是这个房间的房主。", speak_time: "发言时间",
-    seat: "座位", replay: "▶ 逐步回放这局游戏"
+    seat: "座位", replay: "▶ 逐步回放这局游戏", why: "为什么？"
   }
 };
