@@ -40,6 +40,9 @@ DEATH_RULE: Final = {
 # Why a dying shooter may not shoot (moderator only: the table sees only that nobody is shot).
 SHOT_REFUSED_RULE: Final = {"cause": "shot_refused_by_cause", "disabled": "shot_refused_powers_lost"}
 SHOOT_RULE: Final = {"hunter": "hunter_shoots", "wolf_king": "wolf_king_shoots"}
+# Who speaks last words: the table's rule (option ``last_words``), the ``rule`` of a ``last_words`` event.
+LAST_WORDS_RULE: Final = {"first_night_and_days": "last_words_first_night_and_days",
+                          "ff_standard": "last_words_ff_standard", "wolf_quota": "last_words_wolf_quota"}
 
 
 @trait
@@ -88,11 +91,14 @@ class Deaths:
             t.last_dead.append(p.seat)
 
     def flush_night_deaths(self: Moderator) -> None:
-        """Log the night's deaths (moderator only: the table hears only the seats)."""
+        """Log the night's deaths (moderator only: the table hears only the seats), each with its
+        precise rule (a kill that the guard and the antidote both stopped: 同守同救)."""
         t = self.t
         for s in t.night_dead:
             p = t.p(s)
-            t.emit("death", MODERATOR, p.death_phase, seat=s, cause=p.cause, rule=DEATH_RULE[p.cause])
+            rule = "same_guard_save_dies" if s == self.n.same_guard_save_death and p.cause == "kill" \
+                else DEATH_RULE[p.cause]
+            t.emit("death", MODERATOR, p.death_phase, seat=s, cause=p.cause, rule=rule)
         t.night_dead = []
 
     def close_chains(self: Moderator, batch: list[Player]) -> None:
@@ -175,7 +181,7 @@ class Deaths:
         if reason:
             t.say("no_last_words", seat=p.seat, reason=reason, rule=SILENT_RULE[reason])
             return
-        t.say("last_words", seat=p.seat)
+        t.say("last_words", seat=p.seat, rule=LAST_WORDS_RULE[t.opts.last_words])
         if t.live_speech:  # otherwise nobody is asked: the speech is only the event above
             yield from self.speak(p.seat, "last_words")
 

@@ -51,6 +51,7 @@ class Night:
     shield: int | None = None
     infect = False
     curse: int | None = None
+    same_guard_save_death: int | None = None  # the seat that died to 同守同救 (its death's precise rule)
 
     def __init__(self, k: int) -> None:
         self.k = k
@@ -383,7 +384,7 @@ def _shooter_signal(m: Moderator, role: str) -> None:
     for q in t.by_role.get(role, ()):
         # A holder dying tonight is still woken and told "no" or "yes".
         if q.alive or q.pending:
-            t.tell(q.seat, "can_shoot", seat=q.seat, value=q.alive or m.can_shoot(q))
+            t.tell(q.seat, "can_shoot", seat=q.seat, value=q.alive or m.can_shoot(q), rule="shooter_signal")
 
 
 def setup_done(m: Moderator, _: Player | None) -> None:

@@ -77,6 +77,7 @@ class ClassicResolution:
         (the option ``same_guard_save_dies``, in every ruleset)."""
         if guarded and saved and self.t.opts.same_guard_save_dies:
             self.t.log("ruling", rule="same_guard_save_dies", seat=seat)
+            self.n.same_guard_save_death = seat
             return True
         return False
 
