@@ -65,3 +65,26 @@ def test_explain_refuses_what_is_not_a_game(tmp_path: Path) -> None:
     assert r.returncode == 2 and "Traceback" not in r.stderr and "holds no game" in r.stderr
     missing = werewolf("explain", str(tmp_path / "nope.json"))
     assert missing.returncode == 2 and "cannot read" in missing.stderr
+
+
+def test_every_scripted_game_replays_for_every_viewer() -> None:
+    """Every scripted game (and example) opens as a replay for the moderator, the table and each seat,
+    and a seat's replay holds only events shown to it, in the log's order."""
+    from werewolf.replay import RecordError, load, replay
+
+    paths = sorted((ROOT / "tests" / "scripts").rglob("*.json"))
+    played = 0
+    for path in paths:
+        try:
+            record = load(path)
+        except RecordError:
+            continue  # a file that must be rejected (its expect block says "error")
+        played += 1
+        for viewer in ["all", "public", *record.seats()]:
+            steps = replay(record, viewer, "en")["steps"]
+            indices = [s["i"] for s in steps]
+            assert indices == sorted(indices), (path, viewer)
+            for i in indices:
+                to = record.events[i].get("to")
+                assert viewer == "all" or to is None or (isinstance(viewer, int) and viewer in to), (path, viewer, i)
+    assert played > 400

@@ -177,8 +177,17 @@ def _table_change(event: Mapping[str, Any], viewer: int | str) -> list[dict[str,
         out.append({"seat": d["seat"], "role": d["role"]})
     elif etype in ("reveal", "shoot", "explode") and isinstance(d.get("seat"), int) and isinstance(d.get("role"), str):
         out.append({"seat": d["seat"], "role": d["role"]})
-    elif etype == "check" and isinstance(d.get("target"), int) and isinstance(d.get("role"), str):
+    elif etype in ("check", "copy") and isinstance(d.get("target"), int) and isinstance(d.get("role"), str):
         out.append({"seat": d["target"], "role": d["role"]})  # one-night looks name the card
+    elif etype == "own_card" and isinstance(d.get("seat"), int) and isinstance(d.get("role"), str):
+        out.append({"seat": d["seat"], "role": d["role"]})  # the insomniac's last look
+    elif etype == "rob" and isinstance(d.get("seat"), int) and isinstance(d.get("role"), str):
+        out.append({"seat": d["seat"], "role": d["role"]})  # the robber's new card (his old one: unsaid)
+    elif etype == "exchange" and isinstance(d.get("now"), list):  # the moderator's record of a swap
+        if isinstance(d.get("seats"), list):
+            out += [{"seat": s, "role": r} for s, r in zip(d["seats"], d["now"]) if isinstance(s, int)]
+        elif isinstance(d.get("seat"), int) and d["now"]:
+            out.append({"seat": d["seat"], "role": d["now"][0]})
     elif etype == "roles" and isinstance(d.get("roles"), dict):
         out += [{"seat": int(s), "role": r} for s, r in d["roles"].items() if str(s).isdigit()]
     elif etype == "death" and isinstance(d.get("seat"), int):
