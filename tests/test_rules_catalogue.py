@@ -174,3 +174,32 @@ def test_explain_falls_back_for_an_unknown_id() -> None:
     got = explain("no_such_rule", "zh-Hant")
     assert got["known"] is False and got["text"] == "no_such_rule"
     assert explain("same_guard_save_dies", "zh-Hans")["quote"].startswith("在同一個夜晚")
+
+
+# Scripted games and the rules their outcomes must name: (rule, told to the table?) — the hidden
+# reasons only to the moderator, the public outcome to everyone.
+NAMED = {
+    "classic/guard_and_antidote_same_victim_dies": {("same_guard_save_dies", False), ("night_deaths_announced", True)},
+    "classic/guard_and_antidote_victim_lives_option": {("same_guard_save_lives", False), ("peaceful_night", True)},
+    "classic/guard_protects_from_knife": {("guard_protects", False), ("peaceful_night", True)},
+    "classic/dreamcatcher_dreamer_immune_to_knife": {("dream_immune", False), ("peaceful_night", True)},
+    "classic/exile_pk_tie_again_no_exile": {("exile_tie_pk", True), ("pk_tie_no_exile", True)},
+    "classic/exile_tie_pk_revote_exiles": {("exile_tie_pk", True), ("pk_most_votes", True)},
+    "classic/bomber_exiled_voters_die": {("bomber_takes_voters", True), ("exile_most_votes", True)},
+    "classic/idiot_exiled_reveals_and_survives": {("idiot_reveal_survives", True)},
+    "classic/knight_duel_good_player_knight_dies_vote_continues": {("knight_duel_fails", True)},
+    "classic/sheriff_second_self_destruct_badge_lost": {("badge_lost_to_self_destruct", True),
+                                                        ("sheriff_self_destruct_postpones", True)},
+    "classic/poisoned_wolf_self_destructs_in_election_poison_void": {("self_destruct_replaces_night_death", False)},
+    "classic/silenced_player_skips_day_speech": {("silencer_silences", True)},
+    "classic/spirit_knight_poison_kills_witch": {("spirit_knight_reflects", False)},
+}
+
+
+@pytest.mark.parametrize("name", sorted(NAMED))
+def test_scripted_outcomes_name_their_rules(name: str) -> None:
+    paths = [p for p in SCRIPTS if f"{p.parent.name}/{p.stem}" == name]
+    assert paths, name
+    out = run(parse(json.loads(paths[0].read_text(encoding="utf-8"))))
+    named = {(e.data["rule"], e.to is None) for e in out.events if "rule" in e.data}
+    assert NAMED[name] <= named, named
