@@ -256,7 +256,8 @@ def replay(record: Record, viewer: int | str = ALL, lang: str = "en") -> dict[st
         "seats": [{"seat": s, "name": record.names.get(s, ""),
                    "label": _viewer_name(s, lang)} for s in seats],
         "views": [{"id": ALL, "name": _viewer_name(ALL, lang)}, {"id": PUBLIC, "name": _viewer_name(PUBLIC, lang)}]
-        + [{"id": str(s), "name": _viewer_name(s, lang)} for s in seats],
+        + [{"id": str(s), "name": _viewer_name(s, lang) + (f" · {record.names[s]}" if record.names.get(s) else "")}
+           for s in seats],
         "initial_table": [_row({"seat": s, "role": None, "alive": True}, lang) for s in seats],
         "steps": steps, "phases": phases,
         "labels": {k: t(f"ui.replay.{k}", lang) for k in LABELS},
