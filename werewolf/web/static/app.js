@@ -438,16 +438,22 @@ function logCard(v, t) {
 const WHY = { open: new Set(), text: new Map() };
 
 function whyButton(rule, i) {
-  const box = el("div", { class: "why muted small", "data-rule": rule });
-  const fill = (r) => box.replaceChildren(el("div", { text: r.text }),
+  const key = `${S.room}:${i}`;
+  const box = el("div", { class: "why muted small", "data-rule": rule, "data-key": key });
+  const show = (b, r) => b.replaceChildren(el("div", { text: r.text }),
     r.quote ? el("div", { text: `${r.book_title} · ${r.section}: 「${r.quote}」` }) : null,
     r.proposal ? el("div", { text: r.proposal }) : null);
-  const key = `${S.room}:${i}`;
+  // Every box of this line (the log may have been drawn again while the rule was on its way).
+  const fill = (r) => { for (const b of document.querySelectorAll(".why")) if (b.dataset.key === key) show(b, r); };
   const cached = WHY.text.get(`${LANG}:${rule}`);
-  if (WHY.open.has(key) && cached) fill(cached);
+  if (WHY.open.has(key) && cached) show(box, cached);
   const button = el("button", { class: "link small why-button", type: "button", text: ui("why"),
     onclick: async () => {
-      if (WHY.open.has(key)) { WHY.open.delete(key); box.replaceChildren(); return; }
+      if (WHY.open.has(key)) {
+        WHY.open.delete(key);
+        for (const b of document.querySelectorAll(".why")) if (b.dataset.key === key) b.replaceChildren();
+        return;
+      }
       try {
         const r = WHY.text.get(`${LANG}:${rule}`) || await api("GET", `/api/rules/${encodeURIComponent(rule)}?lang=${LANG}`);
         WHY.text.set(`${LANG}:${rule}`, r);
