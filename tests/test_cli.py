@@ -102,7 +102,7 @@ def test_script_prints_json_lines_and_check_passes(tmp_path: Path) -> None:
     assert types[0] == "game_start" and types[-1] == "stopped"  # the script ends at day 1
     assert {"seat": 7, "cause": "kill", "type": "death", "phase": "night1"}.items() <= next(
         e for e in lines if e["type"] == "death").items()
-    assert {"type": "exile", "phase": "day1", "seat": 1} in lines
+    assert any({"type": "exile", "phase": "day1", "seat": 1}.items() <= e.items() for e in lines)
     # without --check the same log, exit 0
     plain = werewolf("script", path)
     assert plain.returncode == 0 and plain.stdout == r.stdout

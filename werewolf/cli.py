@@ -406,5 +406,77 @@ def arena_command(kinds: tuple[str, ...], ruleset: str, deck: str | None, player
     sys.exit(status)
 
 
+@main.command("explain")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--lang", "-l", type=click.Choice(["en", "zh-Hant", "zh-Hans"]), default="en", show_default=True,
+              help="Language of the explanations.")
+@click.option("--game", "-g", type=int, default=None,
+              help="With a `simulate --logs` file: the game to explain (default: the first).")
+def explain_command(file: str, lang: str, game: int | None) -> None:
+    """Print a game's rulings in order, each with its rule, its source and the book's sentence.
+
+    FILE: a scripted game (run here), `werewolf script` output, a `simulate --logs` file or a room's log.
+    """
+    from werewolf.i18n import phase_name, t
+    from werewolf.replay import load, rulings
+
+    try:
+        found = rulings(load(file, game), lang)
+    except WerewolfError as err:
+        _fail(str(err))
+        return
+    if not found:
+        click.echo(t("ui.explain.none", lang))
+        return
+    for r in found:
+        rule = r["rule"]
+        click.echo(f"[{phase_name(str(r['phase']), lang)}] {r['text'] or r['type']}  "
+                   f"({t('ui.replay.seen_by', lang)}: {r['seen_by']['text']})")
+        click.echo(f"    {t('ui.replay.rule', lang)} {rule['rule']}: {rule['text']}")
+        if rule["known"]:
+            click.echo(f"    {t('ui.replay.source', lang)}: {rule['book']} {rule['book_title']} · {rule['section']}")
+            click.echo(f"    {t('ui.replay.quote', lang)}: 「{rule['quote']}」")
+            if rule["proposal"]:
+                click.echo(f"    {t('ui.replay.proposal', lang)}: {rule['proposal']}")
+
+
+@main.command("replay")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--game", "-g", type=int, default=None,
+              help="With a `simulate --logs` file: the game to replay (default: the first).")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
+@click.option("--port", "-p", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="Port to listen on (0: any free port).")
+def replay_command(file: str, game: int | None, host: str, port: int) -> None:
+    """Serve the replay page of a finished game on disk, and print its URL.
+
+    FILE: a scripted game (run here), `werewolf script` output, a `simulate --logs` file or a room's log.
+    """
+    import socket
+
+    import uvicorn
+
+    from werewolf.replay import load
+    from werewolf.web.replay import LOCAL, local_app
+
+    try:
+        record = load(file, game)
+    except WerewolfError as err:
+        _fail(str(err))
+        return
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        _fail(f"cannot listen on {host}:{port}: {e.strerror}")
+        return
+    shown = f"[{host}]" if ":" in host else host
+    click.echo(f"http://{shown}:{sock.getsockname()[1]}/replay/{LOCAL}", nl=True)
+    sys.stdout.flush()
+    server = uvicorn.Server(uvicorn.Config(local_app(record), log_level="warning"))
+    server.run(sockets=[sock])
+
+
 if __name__ == "__main__":
     main()

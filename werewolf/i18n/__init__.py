@@ -331,6 +331,11 @@ class _Narrator:
         if name == "ruleset":
             return self.name("ruleset", v)
         if name == "rule":
+            if has(f"rule.{v}", self.lang):
+                return self.name("rule", v)
+            from werewolf.i18n import rules  # the rule catalogue (it imports this module)
+            if rules.known(str(v)):
+                return rules.short(str(v), self.lang)
             return self.name("rule", v)
         if name == "teams":
             return self.join(self.name("team", x) for x in v)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from itertools import combinations
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from werewolf.core.decisions import Choice, Decision, Move, Pair, Speak, Target, wrong_act
 from werewolf.core.draws import randbelow, shuffle
@@ -648,18 +648,20 @@ class OneNightRuleset:
             tally[b] = tally.get(b, 0) + 1
         t.say("votes", ballots=t.by_seat(ballots), tally=dict(zip(map(str, tally), tally.values())))
         top = max(tally.values())
-        executed = [] if self.spared(tally, t.n) else [s for s, c in tally.items() if c == top]
+        spared = self.spared(tally, t.n)
+        executed = [] if spared else [s for s, c in tally.items() if c == top]
+        rules = EXILE_RULES[t.ruleset]
         if not executed:
-            t.say("exile", seat=None)
+            t.say("exile", seat=None, rule=rules[0])
         for s in executed:  # one line per executed player (all tied players die)
-            t.say("exile", seat=s)
+            t.say("exile", seat=s, rule=rules[1] if len(executed) > 1 else rules[2])
         for s in executed:
             self.die(t, s, "exile")
         if "hunter" in t.in_deck:  # a doppel-hunter too copied the deck's hunter card
             self.hunters_shoot(t, ballots)
         teams, seats = self.winners(t)
         t.result = (teams, seats)
-        t.say("game_over", teams=teams, seats=seats)
+        t.say("game_over", teams=teams, seats=seats, rule=WIN_RULES[t.ruleset])
         t.say("roles", roles=t.by_seat(t.cards), center=list(t.center), dealt=t.by_seat(t.dealt), copied=t.copied,
               teams=t.by_seat(map(TEAM.__getitem__, t.dawn_roles())))
 
@@ -680,10 +682,18 @@ class OneNightRuleset:
         t.dead.append(seat)
         t.causes[seat] = cause
         if by is None:
-            t.say("death", seat=seat, cause=cause)
+            t.say("death", seat=seat, cause=cause, rule=EXILE_RULES[t.ruleset][3])
         else:
-            t.say("death", seat=seat, cause=cause, by=by)
+            t.say("death", seat=seat, cause=cause, by=by, rule="onenight_hunter_takes_vote")
 
+
+# Per ruleset, the rules of the day's vote: (nobody dies, the tied all die, the most votes dies, an exile's death).
+EXILE_RULES: Final = {
+    "onuw": ("onuw_no_one_dies", "onuw_tied_all_die", "onuw_most_votes_dies", "onuw_exile_death"),
+    "onenight": ("onenight_no_one_dies", "onenight_tied_all_die", "onenight_most_votes_dies", "onenight_exile_death"),
+}
+# Per ruleset, the win conditions that decided the game (the ``rule`` of ``game_over``).
+WIN_RULES: Final = {"onuw": "onuw_win_conditions", "onenight": "onenight_win_conditions"}
 
 # The log's team of a dawn role: the minion is on the wolves' team; every role not named is "village".
 TEAMS = {"werewolf": "wolves", "minion": "wolves", "tanner": "tanner"}

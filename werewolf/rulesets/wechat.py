@@ -78,6 +78,9 @@ NIGHT_ORDER = (
 
 TEAM = {"good": "village", "wolf": "wolves", "black_lovers": "lovers", "piper": "piper",
         "white_wolf": "white_wolf", "prejudiced": "prejudiced", "angel": "angel"}
+# The rule that ends the game when a faction wins (the ``rule`` of ``game_over``).
+WIN_RULE = {"good": "village_wins", "wolf": "wolves_wins", "black_lovers": "lovers_wins", "piper": "piper_wins",
+            "white_wolf": "white_wolf_wins", "prejudiced": "prejudiced_wins", "angel": "angel_wins"}
 
 
 class WechatState:
@@ -224,12 +227,14 @@ class WechatModerator(Moderator):
             # (With ``same_guard_save_dies``, guard and antidote on the same player void each other.)
             both = self.guard_and_save_kill(x, x == n.guard, x == n.save)
             if x == n.guard and not both:
+                self.kill_stopped(x, True, x == n.save)
                 continue
             if q.role == "elder" and q.lives == 2 and not q.disabled:
                 q.lives = 1
                 t.log("ruling", rule="elder_first_life", seat=x)
                 continue
             if x == n.save and not both:
+                self.kill_stopped(x, False, True)
                 continue
             self.die(q, cause, batch)
             if q.role == "rusty_knight" and cause != "widow":
@@ -273,7 +278,7 @@ class WechatModerator(Moderator):
     def elder_penalty(self, elder: Player, batch: list[Player]) -> None:
         """「…村民陣營的特殊身份將失去技能」: every village power (P: expansions too)."""
         t = self.t
-        t.say("elder_penalty", seat=elder.seat)
+        t.say("elder_penalty", seat=elder.seat, rule="elder_penalty")
         for q in t.players:
             if q.faction == "good" and q.role not in ("villager", "pure_villager", "elder"):
                 q.disabled = True
@@ -313,7 +318,8 @@ class WechatModerator(Moderator):
         for s in due:
             self.die(t.p(s), "rusty", rusty_batch, f"night{k}")
         t.dawn_count = len(dead) + len(rusty_batch)
-        t.say("announce", seats=sorted(dead + [p.seat for p in rusty_batch]))
+        announced = sorted(dead + [p.seat for p in rusty_batch])
+        t.say("announce", seats=announced, rule="night_deaths_announced" if announced else "peaceful_night")
         for s in dead:
             t.p(s).pending = False
         t.announced_today = sorted(dead + [p.seat for p in rusty_batch])  # everyone announced (clock_deaths)
@@ -330,10 +336,10 @@ class WechatModerator(Moderator):
         if t.opts.bear_announce == "after_deaths":
             self.bear_line()  # 「每天早上，犧牲消息公布后」
         if w.newly_enchanted:
-            t.say("enchanted", seats=sorted(w.newly_enchanted))
+            t.say("enchanted", seats=sorted(w.newly_enchanted), rule="piper_enchants")
             w.newly_enchanted = []
         if w.infection_news:
-            t.say("infection")  # 「有人被感染了」
+            t.say("infection", rule="infection_announced")  # 「有人被感染了」
             w.infection_news = False
 
     def may_vote(self, p: Player) -> bool:
@@ -366,10 +372,12 @@ class WechatModerator(Moderator):
         goat = t.holder("scapegoat")
         if goat is not None and goat.alive and t.opts.scapegoat_overrides_sheriff:
             t.log("ruling", rule="scapegoat_takes_the_tie", seat=goat.seat)
+            t.exile_rule = "scapegoat_takes_the_tie"
             return goat.seat, {}
         winner, cast = yield from super().exile_tie(tied, voters, targets, cast)
         if winner is None and goat is not None and goat.alive:
             t.log("ruling", rule="scapegoat_takes_the_tie", seat=goat.seat)
+            t.exile_rule = "scapegoat_takes_the_tie"
             return goat.seat, {}
         return winner, cast
 
@@ -381,7 +389,7 @@ class WechatModerator(Moderator):
             (again,) = yield [Flag(judge.seat, "second_vote", why="call an immediate second vote")]
             if again:
                 self.w.judge_uses -= 1
-                t.say("second_vote", seat=judge.seat)
+                t.say("second_vote", seat=judge.seat, rule="stuttering_judge_second_vote")
                 yield from super().exile_vote()
 
     def exile(self, p: Player, deciders: list[int]) -> Gen:
@@ -392,7 +400,7 @@ class WechatModerator(Moderator):
             (take,) = yield [Flag(servant.seat, "take", why=f"take seat {p.seat}'s role")]
             if take:
                 role = p.role
-                t.say("servant", seat=servant.seat, target=p.seat)
+                t.say("servant", seat=servant.seat, target=p.seat, rule="devoted_servant_takes_role")
                 t.become(p, "villager")  # the exiled player goes as a plain villager, no triggers
                 t.become(servant, role)
                 self.fresh_powers(servant)
@@ -407,7 +415,7 @@ class WechatModerator(Moderator):
             (banned,) = yield [Subset(p.seat, "ban", targets, 3, why="up to three players who may not vote tomorrow")]
             self.w.banned = set(banned)
             self.w.banned_day = t.day + 1
-            t.say("ban", seat=p.seat, targets=sorted(banned))
+            t.say("ban", seat=p.seat, targets=sorted(banned), rule="scapegoat_bans_voters")
 
     def fresh_powers(self, q: Player) -> None:
         t = self.t
@@ -474,7 +482,7 @@ class WechatModerator(Moderator):
             teams = [TEAM[winner]]
             if prejudiced and winner != "prejudiced":
                 teams.append("prejudiced")
-            self.end(teams, rule=rule or f"{TEAM[winner]}_wins")
+            self.end(teams, rule=rule or WIN_RULE[winner])
 
     def prejudiced_done(self) -> bool:
         t, w = self.t, self.w

@@ -36,10 +36,12 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from werewolf.core.errors import WerewolfError
 from werewolf.i18n import LANGS, normalize_lang
+from werewolf.replay import Record
 from werewolf.web.headers import SecurityHeaders, security_headers
 from werewolf.web.limits import BodyLimit, Limits, RateLimits, TooMany, client_of
 from werewolf.web.links import Link, detect_address, server_link
 from werewolf.web.pacing import Pace
+from werewolf.web.replay import install as install_replay
 from werewolf.web.requests import CreateRoom, Join, Move, Start, error_text, quote
 from werewolf.web.rooms import KEEP_FINISHED, LOBBY_IDLE, ApiError, Hub, Room, Subscriber
 from werewolf.web.store import Store, database_url
@@ -398,6 +400,13 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
     async def room_page(room_id: str) -> FileResponse:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
+    async def finished_game(request: Request, room_id: str) -> Record:  # the replay page's game
+        room = await room_of(request, room_id)
+        if room.status != "over":
+            raise ApiError(409, "the replay opens once the game is over")
+        return Record([e.as_json() for e in room.game.events], setup=room.setup.as_json(), names=dict(room.names))
+
+    install_replay(app, finished_game)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
 

@@ -13,6 +13,7 @@ from mypy_extensions import trait
 
 from werewolf.core.decisions import Choice, Decision, Flag, Move, Speak, Target
 from werewolf.core.draws import choice
+from werewolf.rulesets.daynight.deaths import SILENT_RULE
 from werewolf.rulesets.daynight.state import Player, Votes
 
 if TYPE_CHECKING:
@@ -173,11 +174,11 @@ class DaySteps:
         else:
             remaining = cands
         if not remaining:
-            t.say("sheriff", seat=None, reason="no candidate")
+            t.say("sheriff", seat=None, reason="no candidate", rule="sheriff_no_candidate")
             return
         everyone = opts.sheriff_electorate == "all_living"
         if len(remaining) == 1 and not everyone:
-            self.elect(remaining[0], "sole candidate")
+            self.elect(remaining[0], "sole candidate", rule="sheriff_sole_candidate")
             return
         if everyone:
             # wechat: 「所有存活角色均可參與投票」, even for a single candidate (and, before the
@@ -186,23 +187,27 @@ class DaySteps:
         else:
             electorate = [p.seat for p in people if p.seat not in cands]
         if not electorate:
-            t.say("sheriff", seat=None, reason="no voters")
+            t.say("sheriff", seat=None, reason="no voters", rule="sheriff_no_voters")
             return
         winner, tied = yield from self.sheriff_ballot("sheriff_vote", electorate, remaining)
         if winner is None and not tied and len(remaining) == 1:
             winner = remaining[0]  # unopposed, and nobody voted
         if winner is None and tied and opts.sheriff_tie == "pk_then_none":
-            t.say("sheriff_pk", seats=tied)
+            t.say("sheriff_pk", seats=tied, rule="sheriff_tie_pk")
             if not resumed:
                 for s in sorted(tied):
                     yield from self.speak(s, "pk")
             winner, tied = yield from self.sheriff_ballot("sheriff_pk_vote", electorate, tied)
         if winner is None:
-            t.say("sheriff", seat=None, reason="tie" if tied else "no votes")
+            if tied:
+                t.say("sheriff", seat=None, reason="tie",
+                      rule="sheriff_tie_pk_then_none" if opts.sheriff_tie == "pk_then_none" else "sheriff_tie_none")
+            else:
+                t.say("sheriff", seat=None, reason="no votes", rule="sheriff_no_votes")
             if tied and opts.sheriff_tie == "none":
                 t.badge_gone = True  # wechat: 「則失去<警長>」 for the whole game
         else:
-            self.elect(winner, "vote")
+            self.elect(winner, "vote", rule="sheriff_elected_by_vote")
 
     def campaign(self: Moderator, cands: list[int]) -> Gen:
         t = self.t
@@ -223,15 +228,15 @@ class DaySteps:
                 cast[s] = b
         counted = dict(sorted(tally.items()))
         if t.opts.sheriff_vote_secret:
-            t.say("votes", round=act, tally=counted)
+            t.say("votes", round=act, tally=counted, rule="sheriff_vote_secret")
             t.log("ballots", round=act, ballots=cast)
         else:
-            t.say("votes", round=act, tally=counted, ballots=cast)
+            t.say("votes", round=act, tally=counted, ballots=cast, rule="sheriff_election_vote")
         return top(tally)
 
-    def elect(self: Moderator, seat: int, how: str) -> None:
+    def elect(self: Moderator, seat: int, how: str, rule: str) -> None:
         self.t.sheriff = seat
-        self.t.say("sheriff", seat=seat, reason=how)
+        self.t.say("sheriff", seat=seat, reason=how, rule=rule)
 
     def election_broken(self: Moderator, boom: tuple[Player, int | None], resumed: bool) -> Gen:
         """A wolf self-destructed during the election (RULES.md §3.2.2, A-1, A-28)."""
@@ -240,10 +245,10 @@ class DaySteps:
         rule = t.opts.sheriff_self_destruct
         if rule == "postpone_once" and not resumed and t.day == t.opts.sheriff_day:
             t.election_postponed = True
-            t.say("election_postponed")
+            t.say("election_postponed", rule="sheriff_self_destruct_postpones")
         else:
             t.badge_gone = True
-            t.say("sheriff", seat=None, reason="lost to a self-destruct")
+            t.say("sheriff", seat=None, reason="lost to a self-destruct", rule="badge_lost_to_self_destruct")
         yield from self.self_destruct(wolf, target)
         # Straight to the announcement (if still due), its follow-ups, then night.
         if t.announced_day < t.day:
@@ -257,7 +262,7 @@ class DaySteps:
         dead = sorted(t.night_dead)
         self.flush_night_deaths()
         t.dawn_count = len(dead)
-        t.say("announce", seats=dead)
+        t.say("announce", seats=dead, rule="night_deaths_announced" if dead else "peaceful_night")
         for s in dead:
             t.p(s).pending = False
         t.announced_today = dead
@@ -287,7 +292,7 @@ class DaySteps:
         if part != "last_words":
             reason = self.silent_reason(seat)
             if reason:
-                t.say("silent_turn", seat=seat, part=part, reason=reason)
+                t.say("silent_turn", seat=seat, part=part, reason=reason, rule=SILENT_RULE[reason])
                 return
         text = None
         if t.live_speech:
@@ -317,7 +322,7 @@ class DaySteps:
                 if t.players[s - 1].alive:
                     reason = self.silent_reason(s)
                     if reason:
-                        t.say("silent_turn", seat=s, part="discussion", reason=reason)
+                        t.say("silent_turn", seat=s, part="discussion", reason=reason, rule=SILENT_RULE[reason])
                     else:
                         t.say("speech", seat=s, part="discussion")
             return
@@ -340,23 +345,27 @@ class DaySteps:
                                          + (" (it must alternate with the last one)" if len(allowed) == 1 else ""))]
             t.last_direction = direction
             cw = direction == CLOCKWISE
-            t.say("order", seat=sheriff.seat, direction=direction)
+            t.say("order", seat=sheriff.seat, direction=direction,
+                  rule="speech_order_alternates" if len(allowed) == 1 else "sheriff_sets_speech_order")
             start = t.left(sheriff.seat) if cw else t.right(sheriff.seat)
             order = [s for s in t.walk(start, cw) if s != sheriff.seat] if start is not None else []
             order.append(sheriff.seat)
+            rule = "sheriff_speaks_last"
         else:
             cw = t.coin() == 1
             living = t.living_seats()
             if opts.speech_without_sheriff == "clock_deaths":
                 ref = min(t.announced_today) if t.announced_today else None
+                rule = "speech_from_the_deaths"
             else:
                 ref = max(t.last_dead) if t.last_dead else None
+                rule = "speech_from_the_last_dead"
             if ref is None:
                 order = living if cw else living[::-1]
             else:
                 start = t.left(ref) if cw else t.right(ref)
                 order = list(t.walk(start, cw)) if start is not None else []
-        t.say("speaking_order", seats=order)
+        t.say("speaking_order", seats=order, rule=rule)
         return order
 
     def interrupts(self: Moderator) -> Gen:
@@ -410,7 +419,7 @@ class DaySteps:
     def self_destruct(self: Moderator, p: Player, target: int | None) -> Gen:
         """RULES.md §3.2.6: a batch, the win check, the white wolf king's take, follow-ups."""
         t = self.t
-        t.say("explode", seat=p.seat, role=p.role)
+        t.say("explode", seat=p.seat, role=p.role, rule="wolf_self_destruct")
         if p.pending:
             # 「若前一個夜晚被毒害的狼人在競選警長時自爆,則毒藥無效」: the pending death is replaced.
             t.night_dead.remove(p.seat)
@@ -425,7 +434,7 @@ class DaySteps:
             t.knife_voice = p.seat
         if p.role == "white_wolf_king" and target is not None:
             victim = t.p(target)
-            t.say("claw", seat=p.seat, target=target)
+            t.say("claw", seat=p.seat, target=target, rule="white_wolf_king_claw")
             if victim.alive:
                 taken: list[Player] = []
                 self.die(victim, "claw", taken, p.death_phase)  # taken with him, at his time
@@ -439,7 +448,8 @@ class DaySteps:
         t.knight_used = True
         victim = t.p(target)
         hit = victim.wolf
-        t.say("duel", seat=knight.seat, target=target, result="wolf" if hit else "good")
+        t.say("duel", seat=knight.seat, target=target, result="wolf" if hit else "good",
+              rule="knight_duel" if hit else "knight_duel_fails")
         batch: list[Player] = []
         self.die(victim if hit else knight, "duel", batch)
         self.close_chains(batch)
@@ -510,7 +520,8 @@ class DaySteps:
             tally[b] = tally.get(b, 0) + (weight if v == sheriff else 1)
         self.adjust_tally(tally, act)
         # Seat keys stay numbers in memory; JSON writes them as strings.
-        t.say("votes", round=act, ballots=cast, tally=dict(sorted(tally.items())))
+        t.say("votes", round=act, ballots=cast, tally=dict(sorted(tally.items())),
+              rule="sheriff_vote_weight" if sheriff in cast and weight != 1 else "one_vote_each")
         winner, tied = top(tally)
         return winner, tied, cast
 
@@ -529,9 +540,10 @@ class DaySteps:
         targets = [p.seat for p in t.living() if self.votable(p)]
         ballots = yield self.ballot("vote", voters, targets)
         winner, tied, cast = self.count_votes("vote", voters, ballots)
+        t.exile_rule = "exile_most_votes" if winner is not None else "exile_no_votes"
         if winner is None and tied:
             winner, cast = yield from self.exile_tie(tied, voters, targets, cast)
-        t.say("exile", seat=winner)
+        t.say("exile", seat=winner, rule=t.exile_rule)
         if winner is not None:
             deciders = [v for v, b in cast.items() if b == winner]
             yield from self.exile(t.p(winner), deciders)
@@ -550,17 +562,21 @@ class DaySteps:
             choice = cast.get(t.sheriff) if t.sheriff is not None else None
             if choice is not None and choice in tied:
                 t.log("ruling", rule="sheriff_breaks_the_tie", seat=choice)
+                t.exile_rule = "exile_tie_sheriff_choice"
                 return choice, cast
+            t.exile_rule = "exile_tie_sheriff_choice_none"
             return None, cast
         if rule != "pk_then_none":
+            t.exile_rule = "exile_tie_none"
             return None, cast
-        t.say("pk", seats=tied)
+        t.say("pk", seats=tied, rule="exile_tie_pk")
         for s in sorted(tied):
             yield from self.speak(s, "pk")
         pk_voters = [v for v in voters if v not in tied and t.p(v).alive]
         pk_targets = tied if t.opts.pk_votes_only_for_pk else [s for s in targets if t.p(s).alive]
         ballots = yield self.ballot("pk_vote", pk_voters, pk_targets)
         winner, _, cast2 = self.count_votes("pk_vote", pk_voters, ballots)
+        t.exile_rule = "pk_most_votes" if winner is not None else "pk_tie_no_exile"
         return winner, cast2
 
     def exile(self: Moderator, p: Player, deciders: list[int]) -> Gen:
@@ -570,16 +586,16 @@ class DaySteps:
             (reveal,) = yield [Flag(p.seat, "reveal", default=True, why="reveal that you are the idiot")]
             if reveal:
                 p.idiot_revealed = True
-                t.say("reveal", seat=p.seat, role="idiot")
+                t.say("reveal", seat=p.seat, role="idiot", rule="idiot_reveal_survives")
                 if t.sheriff == p.seat and t.opts.idiot_reveal_destroys_badge:
                     t.sheriff = None
                     t.badge_gone = True
-                    t.say("sheriff", seat=None, reason="the idiot revealed")
+                    t.say("sheriff", seat=None, reason="the idiot revealed", rule="idiot_reveal_destroys_badge")
                 return
         batch: list[Player] = []
         self.die(p, "exile", batch)
         if p.role == "bomber" and not p.disabled:
-            t.say("bomb", seat=p.seat, victims=sorted(deciders))
+            t.say("bomb", seat=p.seat, victims=sorted(deciders), rule="bomber_takes_voters")
             for v in sorted(deciders):
                 self.die(t.p(v), "bomb", batch, p.death_phase)
         self.close_chains(batch)

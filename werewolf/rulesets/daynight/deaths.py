@@ -23,6 +23,26 @@ if TYPE_CHECKING:
 Gen = Generator[list[Decision], list[Any], Any]
 
 SHOOTERS: Final = ("hunter", "wolf_king")
+# Why a player may not speak (the ``reason`` of ``silent_turn`` / ``no_last_words``, public already).
+SILENT_RULE: Final = {"silenced": "silencer_silences", "enchanted": "piper_enchanted_silent"}
+
+# The rule behind each cause of death: the ``rule`` of a ``death`` event (werewolf/i18n/rules.json).
+# A cause is as public as its death event, and so is the rule named after it.
+DEATH_RULE: Final = {
+    "kill": "wolves_kill", "poison": "witch_poison", "reflect": "spirit_knight_reflects",
+    "dream": "dreamcatcher_dream_death", "shot": "shooter_takes_one", "exile": "exiled_by_vote",
+    "bomb": "bomber_takes_voters", "lover": "lovers_die_together", "charm": "wolf_beauty_takes_charmed",
+    "auto": "hidden_wolf_falls_with_pack", "explode": "wolf_self_destruct", "claw": "white_wolf_king_claw",
+    "duel": "knight_duel", "rogue_delayed": "old_rogue_dies_after_day", "elder_penalty": "elder_penalty",
+    "rusty": "rusty_knight_infects", "big_bad_wolf": "big_bad_wolf_extra_kill",
+    "white_wolf": "white_wolf_kills_wolf", "widow": "widow_kills",
+}
+# Why a dying shooter may not shoot (moderator only: the table sees only that nobody is shot).
+SHOT_REFUSED_RULE: Final = {"cause": "shot_refused_by_cause", "disabled": "shot_refused_powers_lost"}
+SHOOT_RULE: Final = {"hunter": "hunter_shoots", "wolf_king": "wolf_king_shoots"}
+# Who speaks last words: the table's rule (option ``last_words``), the ``rule`` of a ``last_words`` event.
+LAST_WORDS_RULE: Final = {"first_night_and_days": "last_words_first_night_and_days",
+                          "ff_standard": "last_words_ff_standard", "wolf_quota": "last_words_wolf_quota"}
 
 
 @trait
@@ -42,7 +62,7 @@ class Deaths:
             # replaced (a poisoned wolf who self-destructs in the election).
             t.night_dead.append(p.seat)
         else:
-            t.emit("death", PUBLIC, p.death_phase, seat=p.seat, cause=cause)
+            t.emit("death", PUBLIC, p.death_phase, seat=p.seat, cause=cause, rule=DEATH_RULE[cause])
         batch.append(p)
         self.note_last_dead(p, phase is not None)
         if p.seat == t.model:
@@ -71,11 +91,14 @@ class Deaths:
             t.last_dead.append(p.seat)
 
     def flush_night_deaths(self: Moderator) -> None:
-        """Log the night's deaths (moderator only: the table hears only the seats)."""
+        """Log the night's deaths (moderator only: the table hears only the seats), each with its
+        precise rule (a kill that the guard and the antidote both stopped: 同守同救)."""
         t = self.t
         for s in t.night_dead:
             p = t.p(s)
-            t.emit("death", MODERATOR, p.death_phase, seat=s, cause=p.cause)
+            rule = "same_guard_save_dies" if s == self.n.same_guard_save_death and p.cause == "kill" \
+                else DEATH_RULE[p.cause]
+            t.emit("death", MODERATOR, p.death_phase, seat=s, cause=p.cause, rule=rule)
         t.night_dead = []
 
     def close_chains(self: Moderator, batch: list[Player]) -> None:
@@ -134,6 +157,8 @@ class Deaths:
             yield from self.last_words(p)
         if self.can_shoot(p):  # no generator for the many deaths that shoot nobody
             yield from self.shoot(p)
+        elif p.role in SHOOTERS:
+            self.shot_refused(p)
 
     def pass_badge(self: Moderator, p: Player) -> Gen:
         t = self.t
@@ -145,17 +170,18 @@ class Deaths:
         t.sheriff = heir
         if heir is None:
             t.badge_gone = True
-            t.say("sheriff", seat=None, reason="torn")
+            t.say("sheriff", seat=None, reason="torn", rule="badge_torn")
         else:
-            t.say("sheriff", seat=heir, reason="passed")
+            t.say("sheriff", seat=heir, reason="passed",
+                  rule="badge_must_pass" if must else "badge_passed")
 
     def last_words(self: Moderator, p: Player) -> Gen:
         t = self.t
         reason = self.silent_reason(p.seat)
         if reason:
-            t.say("no_last_words", seat=p.seat, reason=reason)
+            t.say("no_last_words", seat=p.seat, reason=reason, rule=SILENT_RULE[reason])
             return
-        t.say("last_words", seat=p.seat)
+        t.say("last_words", seat=p.seat, rule=LAST_WORDS_RULE[t.opts.last_words])
         if t.live_speech:  # otherwise nobody is asked: the speech is only the event above
             yield from self.speak(p.seat, "last_words")
 
@@ -166,8 +192,15 @@ class Deaths:
         blocked = opts.hunter_blocked_causes if p.role == "hunter" else opts.wolf_king_blocked_causes
         return p.cause not in blocked
 
+    def shot_refused(self: Moderator, p: Player) -> None:
+        """Log why a dying shooter is not asked to shoot (the table only sees that nobody is shot)."""
+        rule = SHOT_REFUSED_RULE["disabled" if p.disabled else "cause"]
+        self.t.log("ruling", rule=rule, seat=p.seat, cause=p.cause)
+
     def shoot(self: Moderator, p: Player) -> Gen:
         if not self.can_shoot(p):
+            if p.role in SHOOTERS:
+                self.shot_refused(p)
             return
         t = self.t
         targets = [q.seat for q in t.living() if q.seat != p.seat]
@@ -176,7 +209,7 @@ class Deaths:
         if target is None:
             return
         victim = t.p(target)
-        t.say("shoot", seat=p.seat, role=p.role, target=target)
+        t.say("shoot", seat=p.seat, role=p.role, target=target, rule=SHOOT_RULE[p.role])
         batch: list[Player] = []
         self.die(victim, "shot", batch, p.death_phase)
         self.close_chains(batch)

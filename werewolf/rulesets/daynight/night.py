@@ -51,6 +51,7 @@ class Night:
     shield: int | None = None
     infect = False
     curse: int | None = None
+    same_guard_save_death: int | None = None  # the seat that died to 同守同救 (its death's precise rule)
 
     def __init__(self, k: int) -> None:
         self.k = k
@@ -87,7 +88,11 @@ class NightSteps:
                 asks = step.run(self, None)
             else:
                 holder = self.step_holder(step)
+                # Every step is called aloud, acted or not (the table must not learn who is dead).
                 t.say("step", step=step.code, role=step.role)
+                if holder is None and not self.step_always(step):
+                    dealt = t.by_role.get(step.role)
+                    t.log("ruling", rule="step_pretended", seat=dealt[0].seat if dealt else None, role=step.role)
                 asks = step.run(self, holder) if step.run is not None else None
             if asks is not None:
                 yield from asks
@@ -387,7 +392,7 @@ def _shooter_signal(m: Moderator, role: str) -> None:
     for q in t.by_role.get(role, ()):
         # A holder dying tonight is still woken and told "no" or "yes".
         if q.alive or q.pending:
-            t.tell(q.seat, "can_shoot", seat=q.seat, value=q.alive or m.can_shoot(q))
+            t.tell(q.seat, "can_shoot", seat=q.seat, value=q.alive or m.can_shoot(q), rule="shooter_signal")
 
 
 def setup_done(m: Moderator, _: Player | None) -> None:

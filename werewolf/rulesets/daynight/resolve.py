@@ -42,6 +42,8 @@ class ClassicResolution:
                 self.land_kill(victim, batch)
             elif not guarded and not saved:
                 self.land_kill(victim, batch)
+            else:
+                self.kill_stopped(wolf, guarded, saved)
         self.close_chains(batch)
         if opts.wolf_kill_first:
             self.check_win(rule="wolf_kill_first")
@@ -56,6 +58,7 @@ class ClassicResolution:
                     self.die(w, "reflect", batch)
             elif target.role == "old_rogue":
                 target.wounded = True
+                t.log("ruling", rule="old_rogue_wounded", seat=poison)
             else:
                 self.die(target, "poison", batch)
         # Stage 3: the seer checked the spirit knight (同驗同毒 spares the seer).
@@ -76,12 +79,22 @@ class ClassicResolution:
         (the option ``same_guard_save_dies``, in every ruleset)."""
         if guarded and saved and self.t.opts.same_guard_save_dies:
             self.t.log("ruling", rule="same_guard_save_dies", seat=seat)
+            self.n.same_guard_save_death = seat
             return True
         return False
+
+    def kill_stopped(self: Moderator, seat: int, guarded: bool, saved: bool) -> None:
+        """Log why the pack's victim lives (moderator only: the table hears a peaceful night)."""
+        if guarded and saved:
+            rule = "same_guard_save_lives"
+        else:
+            rule = "guard_protects" if guarded else "antidote_saves"
+        self.t.log("ruling", rule=rule, seat=seat)
 
     def land_kill(self: Moderator, victim: Player, batch: list[Player]) -> None:
         if victim.role == "old_rogue":
             victim.wounded = True
+            self.t.log("ruling", rule="old_rogue_wounded", seat=victim.seat)
         elif victim.role == "elder" and victim.lives == 2 and not victim.disabled:
             victim.lives = 1
             self.t.log("ruling", rule="elder_first_life", seat=victim.seat)
@@ -130,7 +143,7 @@ class ClassicResolution:
     def elder_penalty(self: Moderator, elder: Player, batch: list[Player]) -> None:
         """The village killed the elder: every good power is lost (RULES.md §2.1 elder)."""
         t = self.t
-        t.say("elder_penalty", seat=elder.seat)
+        t.say("elder_penalty", seat=elder.seat, rule="elder_penalty")
         for q in t.players:
             if q.faction == "good" and q.role in ("seer", "witch", "hunter", "guard", "idiot"):
                 q.disabled = True

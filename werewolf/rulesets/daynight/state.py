@@ -123,6 +123,7 @@ class DayNightTable(Table):
         self.dawn_count = 0  # deaths announced this morning
         self.announced_today: list[int] = []
         self.announced_day = 0
+        self.exile_rule = ""  # the rule that decided today's exile (the ``rule`` of the ``exile`` event)
         self.stop_after_day: int | None = None
         self.live_speech = False
 

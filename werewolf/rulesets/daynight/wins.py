@@ -18,7 +18,9 @@ if TYPE_CHECKING:
     from werewolf.rulesets.daynight.moderator import Moderator
 
 TEAM_OF_CONDITION = {"bomber": "bomber", "lovers": "lovers", "wolf": "wolves", "good": "village"}
-RULE_OF_CONDITION = {"bomber": "bomber_takes_everyone"}
+# The rule that ends the game when a condition holds (the ``rule`` of ``game_over``).
+RULE_OF_CONDITION = {"bomber": "bomber_takes_everyone", "lovers": "lovers_wins", "wolf": "wolf_wins",
+                     "good": "good_wins"}
 
 
 @trait
@@ -34,7 +36,7 @@ class Wins:
         """One winner among the conditions that hold at once, by ``tie_priority`` (RULES.md §0.6, A-57)."""
         for name in self.t.opts.tie_priority:
             if name in met:
-                self.end([TEAM_OF_CONDITION[name]], rule=rule or RULE_OF_CONDITION.get(name, f"{name}_wins"))
+                self.end([TEAM_OF_CONDITION[name]], rule=rule or RULE_OF_CONDITION[name])
 
     def conditions(self: Moderator) -> set[str]:
         """Which teams' win conditions hold now (classic / facetoface)."""

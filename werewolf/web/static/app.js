@@ -587,9 +587,41 @@ function countdown(deadline, id = undefined, round = Math.round) {
 function logCard(v, t) {
   const list = el("ol", { class: "log", id: "log" });
   const lines = [];
-  v.events.forEach((e, i) => { const s = t.events[i]; if (s) lines.push([e, s]); });
-  for (const [e, s] of lines.reverse()) list.append(el("li", { class: "ev-" + e.type, text: withNames(s, v.room) }));
+  v.events.forEach((e, i) => { const s = t.events[i]; if (s) lines.push([e, s, i]); });
+  for (const [e, s, i] of lines.reverse())
+    list.append(el("li", { class: "ev-" + e.type, text: withNames(s, v.room) }, e.rule ? whyButton(e.rule, i) : null));
   return el("section", { class: "card" }, el("h2", { text: ui("log") }), list);
+}
+
+// "Why?": the rule of an event already in this phone's view, from the rule book (/api/rules/{rule}):
+// the answer depends on the rule alone, so it tells nothing the view does not hold.
+const WHY = { open: new Set(), text: new Map() };
+
+function whyButton(rule, i) {
+  const key = `${S.room}:${i}`;
+  const box = el("div", { class: "why muted small", "data-rule": rule, "data-key": key });
+  const show = (b, r) => b.replaceChildren(el("div", { text: r.text }),
+    r.quote ? el("div", { text: `${r.book_title} · ${r.section}: 「${r.quote}」` }) : null,
+    r.proposal ? el("div", { text: r.proposal }) : null);
+  // Every box of this line (the log may have been drawn again while the rule was on its way).
+  const fill = (r) => { for (const b of document.querySelectorAll(".why")) if (b.dataset.key === key) show(b, r); };
+  const cached = WHY.text.get(`${LANG}:${rule}`);
+  if (WHY.open.has(key) && cached) show(box, cached);
+  const button = el("button", { class: "link small why-button", type: "button", text: ui("why"),
+    onclick: async () => {
+      if (WHY.open.has(key)) {
+        WHY.open.delete(key);
+        for (const b of document.querySelectorAll(".why")) if (b.dataset.key === key) b.replaceChildren();
+        return;
+      }
+      try {
+        const r = WHY.text.get(`${LANG}:${rule}`) || await api("GET", `/api/rules/${encodeURIComponent(rule)}?lang=${LANG}`);
+        WHY.text.set(`${LANG}:${rule}`, r);
+        WHY.open.add(key);
+        fill(r);
+      } catch (err) { toast(err.message); }
+    } });
+  return [" ", button, box];
 }
 
 function resultCard(v, t) {
@@ -616,7 +648,9 @@ function resultCard(v, t) {
           text: (secret ? `[${ev.to.join(",") || "⚖"}] ` : "") + log.text[i] }));
       });
     } catch (err) { toast(err.message); e.target.disabled = false; }
-  } }), replay, el("p", {}, el("a", { href: "/", text: ui("new_room") })));
+  } }), replay, el("p", {}, el("a", { href: `/replay/${encodeURIComponent(S.room)}?lang=${LANG}`
+                                      + (v.seat ? `&view=${v.seat}` : ""), id: "replay-link", text: ui("replay") })),
+  el("p", {}, el("a", { href: "/", text: ui("new_room") })));
   return card;
 }
 

@@ -30,7 +30,8 @@ window.UI = {
     order_alternates: "The speaking order must alternate with the previous one.",
     decision_time: "Time for each decision or speech",
     decision_time_hint: "When it runs out, the default answer is taken (pass, abstain, nobody).",
-    no_limit: "No limit", recommended: "recommended", minutes: "min", seconds: "s"
+    no_limit: "No limit", recommended: "recommended", minutes: "min", seconds: "s",
+    replay: "▶ Replay this game, step by step", why: "Why?"
   },
   "zh-Hant": {
     title: "狼人殺", create: "建立房間", ruleset: "規則", deck: "板子", bots: "電腦玩家",
@@ -58,7 +59,8 @@ window.UI = {
     order_alternates: "發言順序必須和上一次相反。",
     decision_time: "每次操作或發言的時間",
     decision_time_hint: "時間到了就採用預設的選擇（過、棄票、不選擇）。",
-    no_limit: "不限時", recommended: "建議", minutes: "分鐘", seconds: "秒"
+    no_limit: "不限時", recommended: "建議", minutes: "分鐘", seconds: "秒",
+    replay: "▶ 逐步回放這局遊戲", why: "為什麼？"
   },
   "zh-Hans": {
     title: "狼人杀", create: "创建房间", ruleset: "规则", deck: "板子", bots: "电脑玩家",
@@ -86,6 +88,7 @@ window.UI = {
     order_alternates: "发言顺序必须和上一次相反。",
     decision_time: "每次操作或发言的时间",
     decision_time_hint: "时间到了就采用默认的选择（过、弃票、不选择）。",
-    no_limit: "不限时", recommended: "建议", minutes: "分钟", seconds: "秒"
+    no_limit: "不限时", recommended: "建议", minutes: "分钟", seconds: "秒",
+    replay: "▶ 逐步回放这局游戏", why: "为什么？"
   }
 };

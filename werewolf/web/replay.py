@@ -1,0 +1,93 @@
+"""The replay page of a finished game: its route, its JSON, and a small app for a log on disk.
+
+``install`` adds to an app the page (``/replay/{id}``) and its data
+(``/api/rooms/{id}/replay?view=all|public|N&lang=``); the app says how to find a finished game
+by id (the web app: a room whose game is over, 409 before; ``werewolf replay``: the one file it
+serves). What a viewer sees is computed here from the events' audiences (``werewolf.replay``):
+the view of seat N holds only the events seat N was shown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Query, Request
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+
+from werewolf.i18n import normalize_lang
+from werewolf.i18n.rules import explain, known
+from werewolf.replay import Record, RecordError, parse_viewer, replay
+from werewolf.web.rooms import ApiError
+
+STATIC = Path(str(resources.files("werewolf.web").joinpath("static")))
+
+Find = Callable[[Request, str], Awaitable[Record]]
+LOCAL = "local"  # the id of the game `werewolf replay` serves
+
+
+def install(app: FastAPI, find: Find) -> None:
+    """Add the replay page and its JSON, and the phones' "Why?" (``install_why``), to ``app``;
+    ``find`` gives the finished game of an id or raises ApiError."""
+    install_why(app)
+
+    @app.get("/replay/{room_id}", include_in_schema=False)
+    async def replay_page(room_id: str) -> FileResponse:
+        return FileResponse(STATIC / "replay.html", headers={"Cache-Control": "no-cache"})
+
+    @app.get("/api/rooms/{room_id}/replay", tags=["play"], responses={
+        code: {"description": why} for code, why in (
+            (404, "no such room"), (409, "the game is not over yet"), (422, "an unknown view"))})
+    async def replay_json(request: Request, room_id: str,
+                          view: str | None = Query(None, max_length=8,
+                                                   description="all (the moderator's), public, or a seat number"),
+                          lang: str | None = Query(None, max_length=16)) -> dict[str, Any]:
+        """A finished game as its replay: every step the viewer saw, narrated for it, who else saw it,
+        each ruling with its rule and source, and the seat table as the viewer knew it."""
+        record = await find(request, room_id)
+        try:
+            viewer = parse_viewer(view)
+            return await asyncio.to_thread(replay, record, viewer, normalize_lang(lang))
+        except RecordError as e:
+            raise ApiError(422, str(e)) from None
+
+
+def install_why(app: FastAPI) -> None:
+    """Add ``/api/rules/{rule}``: one rule of the catalogue, for the phones' "Why?".
+
+    The answer is a function of the rule id and the language only (the rule book's own text),
+    never of a room or a seat: a phone asks about the ``rule`` of an event already in its view,
+    so "why?" tells a player nothing that view does not already hold.
+    """
+
+    @app.get("/api/rules/{rule_id}", tags=["play"], responses={404: {"description": "no such rule"}})
+    async def why(rule_id: str, lang: str | None = Query(None, max_length=16)) -> dict[str, Any]:
+        """A rule: its one-line explanation, its rule book and section and the book's sentence, in ``lang``."""
+        if len(rule_id) > 64 or not known(rule_id):
+            raise ApiError(404, f"no rule {rule_id[:40]!r}")
+        return explain(rule_id, normalize_lang(lang))
+
+
+def local_app(record: Record) -> FastAPI:
+    """An app that serves one game from disk (``werewolf replay FILE``) at ``/replay/local``."""
+    from werewolf.web.headers import SecurityHeaders
+
+    app = FastAPI(title="werewolf replay", docs_url=None, redoc_url=None, openapi_url=None)
+    app.add_middleware(SecurityHeaders)
+
+    @app.exception_handler(ApiError)
+    async def api_error(request: Request, exc: ApiError) -> JSONResponse:
+        return JSONResponse({"error": exc.message}, status_code=exc.status)
+
+    async def find(request: Request, room_id: str) -> Record:
+        if room_id != LOCAL:
+            raise ApiError(404, f"this server replays one game, at /replay/{LOCAL}")
+        return record
+
+    install(app, find)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    return app
