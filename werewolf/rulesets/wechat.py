@@ -356,13 +356,14 @@ class WechatModerator(Moderator):
             if len(group) > 1 and len({cast.get(v) for v in group}) > 1:
                 for v in group:
                     cast.pop(v, None)
-                t.log("ballots_void", role=role, seats=group)  # the table sees only the count
+                t.log("ballots_void", role=role, seats=group, rule="sibling_ballots_void")  # the table sees the count
         return cast
 
     def adjust_tally(self, tally: dict[int, Votes], act: str) -> None:
         c = self.w.cursed
         if act == "vote" and c is not None and self.t.p(c).alive:
             tally[c] = tally.get(c, 0) + 2
+            self.t.log("ruling", rule="raven_curse_two_votes", seat=c)
 
     def exile_tie(self, tied: list[int], voters: list[int], targets: list[int],
                   cast: dict[int, int]) -> Generator[list[Decision], list[Any], tuple[int | None, dict[int, int]]]:
