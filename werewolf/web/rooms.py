@@ -75,7 +75,7 @@ from werewolf.core.game import Game, Setup
 from werewolf.core.views import visible_events
 from werewolf.web import pacing
 from werewolf.web.pacing import Pace, Pacer
-from werewolf.web.store import PlayerRecord, RoomRecord, Store
+from werewolf.web.store import PlayerRecord, RoomRecord, StaleWrite, Store
 
 log = logging.getLogger("werewolf.web")
 
@@ -103,6 +103,8 @@ LOBBY_IDLE = 86400.0  # seconds a lobby lives after its creation or its last joi
 CLOSED = "closed"  # the status of an expired lobby
 _UNSHOWN: list[Decision] = []  # the request while the pacer holds it back (one object: its generation stays)
 MAX_TALK = 7 * 86400.0  # the longest discussion clock (a longer one is as good as unlimited)
+STOP_WAIT = 30.0  # seconds a stopping server waits for the changes under way to be stored
+SHUTTING_DOWN = "the server is shutting down: nothing changed, try again in a moment"
 
 
 class ApiError(Exception):
@@ -459,6 +461,19 @@ class Room:
             if not pacer.bots_may_answer(g.events, now) or not self.bot_round():
                 return
 
+    def due(self, now: float) -> float | None:
+        """When the clock alone may next move the room on (a release, a step's end), else None.
+
+        A step whose time is over while it waits for a person is moved on by the person's answer, not by
+        the clock: due again, it would wake its room over and over until the answer."""
+        if self.status != "playing":
+            return None
+        due = self.pacer.due(self.game.events)
+        if (due is not None and due <= now and self.pacer.step is not None and self.settled()
+                and not any(d.seat in self.bots for d in self.game.pending())):
+            return None
+        return due
+
     def bot_round(self) -> bool:
         """The bots answer every decision they owe in the open request; False if they owe none."""
         g = self.game
@@ -510,7 +525,7 @@ class Room:
         self._reset_counts()
         self.info_version += 1
 
-    def write(self, *, started: bool = False, clock: bool = False) -> Callable[[Any], None] | None:
+    def write(self, *, started: bool = False, clock: bool = False) -> Commit | None:
         """The store's write of everything changed since the last commit (None: nothing)."""
         rows = self.game.answers[self.committed:]
         over = self.over()
@@ -519,17 +534,31 @@ class Room:
         if not (rows or moved or started or clock or (over and self.status != "over")):
             return None
         status = "over" if over else "playing" if started else None
-        return Store.progress(self.id, self.committed, rows, status=status,
-                              bots=sorted(self.bots) if started else None, paced=paced if moved else None,
-                              talk_ends=self.talk_ends if clock else None)
+        return Commit(Store.progress(self.id, self.committed, rows, status=status,
+                                     bots=sorted(self.bots) if started else None, paced=paced if moved else None,
+                                     talk_ends=self.talk_ends if clock else None),
+                      self.committed + len(rows), paced, over)
 
-    def committed_now(self) -> None:
-        """The change is stored: the room's own record of what the database holds."""
-        self.committed = len(self.game.answers)
-        self.stored_paced = self.pacer.released
-        if self.over() and self.status != "over":
+    def committed_now(self, commit: Commit | None) -> None:
+        """``commit`` is stored: the room's own record of what the database holds (what was written, not
+        what the room holds by now)."""
+        if commit is None:
+            return
+        self.committed = commit.answers
+        self.stored_paced = commit.paced
+        if commit.over and self.status != "over":
             self.status = "over"
             self.info_version += 1
+
+
+@dataclass(frozen=True)
+class Commit:
+    """One change's write and what the database holds once it is stored."""
+
+    write: Callable[[Any], None]
+    answers: int  # answers stored
+    paced: int  # events released
+    over: bool  # the game's end is stored
 
 
 class Hub:
@@ -554,6 +583,7 @@ class Hub:
         # The engine and the bots run here, one change at a time, never on the event loop.
         self._worker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="werewolf-bots")
         self._tasks: set[asyncio.Task[None]] = set()
+        self.closing = False  # stopping: no new change is begun, no timer set
 
     # -- life -------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -575,20 +605,28 @@ class Hub:
         self._ticker = asyncio.create_task(self._tick())
 
     async def stop(self) -> None:
-        if self._ticker is not None:
-            self._ticker.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._ticker
+        """Stop the clock and the timers first, refuse new work, let the changes under way be stored (a
+        change is never cut between its commit and the room's record of it), then close the sockets."""
+        self.closing = True
         for room in self.rooms.values():
             if room.wake is not None:
                 room.wake.cancel()
+                room.wake = None
+        if self._ticker is not None:
+            self._ticker.cancel()  # its timeouts run as tasks of their own: only its waiting is cut
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._ticker
+        while self._tasks:
+            _, late = await asyncio.wait(list(self._tasks), timeout=STOP_WAIT)
+            if late:
+                log.error("%d change(s) still under way after %g s: cut short", len(late), STOP_WAIT)
+                for task in late:
+                    task.cancel()
+                await asyncio.wait(late)
+        for room in self.rooms.values():
             for sub in room.subs:
                 sub.closed = True
                 sub.dirty.set()
-        for task in list(self._tasks):
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
         self._worker.shutdown(wait=True)
 
     def _room(self, rec: RoomRecord) -> Room:
@@ -673,7 +711,7 @@ class Hub:
                              lang=lang, bots=bot_seats, host_hash=token_hash(token), timeout=timeout,
                              bot_kind=bot_kind, paced=0, pace=room_pace.as_json(), fixed_deal=fixed_deal)
             try:
-                await self.store.submit(Store.create_room(rec))
+                await self._shielded(self.store.submit(Store.create_room(rec)))
             except IntegrityError:  # the id of a room that is only in the database (finished, or closed)
                 continue
             break
@@ -682,12 +720,17 @@ class Hub:
         return room, token
 
     async def join(self, room: Room, name: str, seat: int | None) -> tuple[int, str]:
-        from werewolf.web.requests import clean_name, name_key
+        from werewolf.web.requests import clean_name
 
         try:
             name = clean_name(name)
         except ValueError as err:
             raise ApiError(422, f"name: {err}") from None
+        return await self._shielded(self._join(room, name, seat))
+
+    async def _join(self, room: Room, name: str, seat: int | None) -> tuple[int, str]:
+        from werewolf.web.requests import name_key
+
         async with room.lock:
             self.check_open(room)
             if room.status != "lobby":
@@ -713,7 +756,7 @@ class Hub:
         return seat, token
 
     async def start_game(self, room: Room, fill_with_bots: bool) -> None:
-        await asyncio.shield(self._spawn(self._start_game(room, fill_with_bots)))
+        await self._shielded(self._start_game(room, fill_with_bots))
 
     async def _start_game(self, room: Room, fill_with_bots: bool) -> None:
         async with room.lock:
@@ -734,7 +777,7 @@ class Hub:
 
     async def act(self, room: Room, seat: int, move: Move) -> None:
         """A person's answer: apply, let the bots follow, commit, publish."""
-        await asyncio.shield(self._spawn(self._act(room, seat, move)))
+        await self._shielded(self._act(room, seat, move))
 
     async def _act(self, room: Room, seat: int, move: Move) -> None:
         async with room.lock:
@@ -749,6 +792,9 @@ class Hub:
 
     async def decline(self, room: Room, decisions: list[Decision]) -> None:
         """Give timed-out decisions their defaults (and move the room on by its clock)."""
+        await self._shielded(self._decline(room, decisions))
+
+    async def _decline(self, room: Room, decisions: list[Decision]) -> None:
         async with room.lock:
             if room.status != "playing":
                 return
@@ -761,16 +807,41 @@ class Hub:
             await self._change(room, take)
 
     def _spawn(self, coro: Any) -> asyncio.Task[Any]:
+        """Run ``coro`` as a task of the hub's (a stopping hub waits for it); refused once the hub stops."""
+        if self.closing:
+            coro.close()
+            raise ApiError(503, SHUTTING_DOWN)
         task: asyncio.Task[Any] = asyncio.ensure_future(coro)
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._done)
         return task
+
+    def _done(self, task: asyncio.Task[Any]) -> None:
+        """A task of the hub's is over: its error is its caller's, and is logged here if the caller went away
+        (an ApiError is an answer: it needs no log)."""
+        self._tasks.discard(task)
+        if task.cancelled():
+            return
+        err = task.exception()
+        if err is not None and not isinstance(err, ApiError):
+            log.error("a change of a room failed: %s", type(err).__name__, exc_info=err)
+
+    async def _shielded(self, work: Any) -> Any:
+        """``work`` (a coroutine, or an awaitable already under way) carried out to its end even if its caller
+        goes away (a request that disconnects, the tick that stops): a change is never cut between its
+        commit and the room's record of it, which would leave memory behind the database."""
+        task = self._spawn(work) if asyncio.iscoroutine(work) else asyncio.ensure_future(work)
+        return await asyncio.shield(task)
 
     async def _change(self, room: Room, apply: Callable[[], None] | None = None, *, started: bool = False) -> None:
         """Apply a change (lock held): ``apply`` and the room's drive (the pacer, the bots) in the worker
         thread, then the commit, then the publication. Whatever fails on the way (the engine, a bot, the
         clock, the database), the room is put back exactly as it was, in memory as in the database
         (nothing was committed), and the caller gets an ``ApiError``."""
+        if self.closing:
+            raise ApiError(503, SHUTTING_DOWN)
+        if self.rooms.get(room.id) is not room:  # dropped meanwhile: the next request reloads it
+            raise ApiError(503, "this room was reloaded: nothing changed, try again")
         snap = room.snapshot()
         clock_started = False
 
@@ -795,12 +866,17 @@ class Hub:
                                 "try again") from None
         if write is not None:
             try:
-                await self.store.submit(write)
+                await self.store.submit(write.write)
+            except StaleWrite as err:  # memory does not hold what the database does: the database wins
+                log.error("%s; the room is reloaded from the database", err)
+                self._drop(room)
+                raise ApiError(503, "the room was out of step with the database: nothing changed, "
+                                    "try again") from None
             except Exception:
                 log.exception("room %s: commit failed; the room is as it was", room.id)
                 self._put_back(room, snap)
                 raise ApiError(503, "the database did not store this: nothing changed, try again") from None
-        room.committed_now()
+        room.committed_now(write)
         if started:
             room.info_version += 1
         try:
@@ -817,25 +893,37 @@ class Hub:
             room.changed()
         except Exception:
             log.exception("room %s: could not be put back; dropped from memory", room.id)
-            if self.rooms.get(room.id) is room:
-                del self.rooms[room.id]
             room.status = CLOSED if room.status == "lobby" else room.status
-            for sub in room.subs:
-                sub.closed = True
-                sub.dirty.set()
+            self._drop(room)
             return
         self._schedule(room, not_before=self.tick)  # what failed is tried again, but not in a tight loop
+
+    def _drop(self, room: Room) -> None:
+        """The room leaves memory: its phones reconnect and the next request loads it from the database."""
+        if self.rooms.get(room.id) is room:
+            del self.rooms[room.id]
+        if room.wake is not None:
+            room.wake.cancel()
+            room.wake = None
+        for sub in room.subs:
+            sub.closed = True
+            sub.dirty.set()
 
     def _schedule(self, room: Room, not_before: float = 0.0) -> None:
         """Wake the room when its pacer is next due (a step's end, a release)."""
         if room.wake is not None:
             room.wake.cancel()
             room.wake = None
-        due = room.pacer.due(room.game.events) if room.status == "playing" else None
-        if due is None or not self.timers:
+        due = room.due(self.clock())
+        if due is None or not self.timers or self.closing:
             return
         delay = max(not_before, due - self.clock())
-        room.wake = asyncio.get_running_loop().call_later(delay, lambda: self._spawn(self.pace_room(room)))
+        room.wake = asyncio.get_running_loop().call_later(delay, self._wake, room)
+
+    def _wake(self, room: Room) -> None:
+        room.wake = None
+        if not self.closing and self.rooms.get(room.id) is room:
+            self._spawn(self.pace_room(room))
 
     async def pace_room(self, room: Room) -> None:
         """The clock's part of a room's change: release what is due, let held bots answer."""
@@ -845,7 +933,8 @@ class Hub:
             try:
                 await self._change(room)
             except ApiError as err:
-                log.warning("room %s: pacing: %s", room.id, err.message)
+                if not self.closing:
+                    log.warning("room %s: pacing: %s", room.id, err.message)
 
     async def view_json(self, room: Room, seat: int | None, host: bool, lang: str | None) -> str:
         async with room.lock:
@@ -871,6 +960,8 @@ class Hub:
         """One tick: drop the finished games and expired lobbies, take the defaults that are due."""
         now, wall = self.clock(), time.time()  # the rooms' lives on the clock, the decisions' on the wall
         for room_id, room in list(self.rooms.items()):
+            if self.closing:
+                return
             if room.status == "over":
                 if now - room.used > self.keep_finished:
                     # Sockets still open keep their (unchanging) room; the next request replays it.
@@ -883,15 +974,19 @@ class Hub:
             if room.lock.locked():
                 continue  # busy: its change moves it on, and the next tick looks again
             due = [d for d, t in room.deadlines.values() if t <= wall]
-            paced = room.pacer.due(room.game.events)
+            paced = room.due(now)
             if due or room.late_turns() or (paced is not None and paced <= now):
                 try:
                     await self.decline(room, due)
                 except ApiError as err:
-                    log.warning("room %s: timeout: %s", room.id, err.message)
+                    if not self.closing:
+                        log.warning("room %s: timeout: %s", room.id, err.message)
 
     async def expire(self, room: Room) -> None:
         """Close an idle lobby in the database, then drop it; its sockets are told on reconnecting."""
+        await self._shielded(self._expire(room))
+
+    async def _expire(self, room: Room) -> None:
         async with room.lock:
             if room.status != "lobby" or self.clock() - room.touched <= self.lobby_idle:
                 return  # joined or started while the lock was awaited
