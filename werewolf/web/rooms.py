@@ -15,7 +15,12 @@ every room and does every change (``Hub._change``) the same way, under the room'
    seat's view; and wake the room again when its pacer is next due.
 
 Nobody can read the room between 1 and 3 (views are computed under the same
-lock), so nobody is ever told the result of an answer that is not stored. If anything
+lock), so nobody is ever told the result of an answer that is not stored. Every
+change runs as a task of the hub's, shielded from its caller (a request that
+disconnects, the tick that stops): it is never cut between its commit and the
+room's record of what is stored (``Commit``), which would leave memory behind the
+database and the next change writing over it; and the store checks each commit's
+first answer index against the answers it holds. If anything
 fails between 1 and 3 (the engine, a bot, the clock, the database), the room is put
 back as it was (``Room.restore``: the game replayed from the committed answers) and
 the caller gets an ``ApiError``; the database holds nothing of it.

@@ -15,11 +15,13 @@ Tables:
 - ``answers``: the game's log of answers, one row each, numbered from 0 in the
   order the engine took them: ``(seat, act, value)`` with ``value`` as JSON.
   Rows are only ever inserted; the primary key ``(room, idx)`` makes a doubled
-  answer impossible. ``Game.replay(setup, answers)`` rebuilds the game exactly.
+  answer impossible, and ``progress`` refuses (``StaleWrite``) a change whose first
+  index is not the number of answers stored. ``Game.replay(setup, answers)`` rebuilds the game exactly.
 
 Writes go through one writer thread that commits whatever is queued in one
 transaction (group commit) and then resolves each caller's future: a caller is
-told "stored" only once its rows are committed. SQLite runs in WAL mode; with
+told "stored" only once its rows are committed. Work whose caller went away before
+it began is skipped; once begun, it is done. SQLite runs in WAL mode; with
 ``synchronous=NORMAL`` a commit survives the death of the process (SIGKILL), and
 ``sync="full"`` also survives a power cut, at the cost of an fsync per batch.
 """
