@@ -15,10 +15,16 @@
    interval (``scripts/strength.py``; 10,000 games per matchup).
 5. ``--profile``: where the time of classic 9 games with random agents goes
    (cProfile, top functions by own time).
+6. The RL environment (``werewolf.env``, issue 17): steps/s of a random policy with masks in the
+   AEC environment, beside the engine's own random loop on the same setup (a legal move of
+   ``Decision.options()`` answered with ``Game.answer``), and the ratio; the trusted fast path
+   (``Game.play_out``) is shown too.
+7. ``Game.clone()`` against ``Game.replay`` of the same games (mid-game and finished), and the ratio.
 
     python scripts/bench.py               # everything (a few minutes)
     python scripts/bench.py --quick       # fewer games, no 100,000-game run, 1,000 games per matchup
     python scripts/bench.py --profile     # only the profile
+    python scripts/bench.py --env         # only parts 6 and 7 (the RL environment, clones)
     python scripts/bench.py --compiled    # any of these on the compiled engine (scripts/compile.py)
 """
 
@@ -201,11 +207,125 @@ def profile(games: int) -> None:
     pstats.Stats(prof).sort_stats("tottime").print_stats(25)
 
 
+ENV_SETUPS = (("classic", "classic12"), ("onuw", "onuw5"))
+
+
+def _env_steps(ruleset: str, deck: str, seconds: float, state: dict[str, object], lang: str | None) -> float:
+    """Steps/s of a random policy with masks in the AEC environment (text in ``infos`` with a ``lang``)."""
+    from werewolf.env import env
+
+    key = f"env {ruleset} {deck} {lang}"
+    e = state.get(key)
+    if e is None:
+        e = state[key] = env(ruleset, deck=deck, seed=0, lang=lang)
+    rng = random.Random(0)
+    steps, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        e.reset()  # type: ignore[attr-defined]
+        for _ in e.agent_iter():  # type: ignore[attr-defined]
+            obs, _, term, trunc, info = e.last()  # type: ignore[attr-defined]
+            if term or trunc:
+                e.step(None)  # type: ignore[attr-defined]
+                continue
+            if lang is not None:
+                info["text"]  # noqa: B018 - narrated when read: read it, as a text policy does
+            legal = obs["action_mask"].nonzero()[0]
+            e.step(int(legal[int(rng.random() * len(legal))]))  # type: ignore[attr-defined]
+            steps += 1
+    return steps / (time.perf_counter() - start)
+
+
+def _engine_steps(ruleset: str, deck: str, seconds: float, trusted: bool) -> float:
+    """Decisions/s of the engine's own random loop: a legal move of ``options()`` through ``Game.answer``
+    (checked), or with ``trusted`` the simulations' ``play_out``."""
+    from werewolf.core import Game, Setup
+
+    rng = random.Random(0)
+    steps, seed, start = 0, 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        game = Game(Setup(ruleset, deck=deck, seed=seed))
+        seed += 1
+        if trusted:
+            game.play_out(rng)
+            steps += game.answered
+            continue
+        while not game.over:
+            for d in game.pending():
+                opts = d.options()
+                game.answer(d.seat, opts[int(rng.random() * len(opts))])
+                steps += 1
+    return steps / (time.perf_counter() - start)
+
+
+def env_speed(seconds: float, rounds: int = 5) -> None:
+    """Part 6: medians of ``rounds`` interleaved slices (the VM's speed swings; both sides see the same)."""
+    print("\n6. the RL environment (werewolf.env, AEC, random policy with masks) vs the engine's own loop\n")
+    print(f"{'setup':<18} {'env steps/s':>12} {'+text':>8} {'engine/s':>9} {'env/engine':>10} "
+          f"{'play_out/s':>11} {'env/play_out':>12}")
+    state: dict[str, object] = {}
+    for ruleset, deck in ENV_SETUPS:
+        envs, texts, moves, fast, r1, r2 = [], [], [], [], [], []
+        for _ in range(rounds):
+            e = _env_steps(ruleset, deck, seconds / rounds / 3, state, None)
+            m = _engine_steps(ruleset, deck, seconds / rounds / 3, False)
+            f = _engine_steps(ruleset, deck, seconds / rounds / 3, True)
+            texts.append(_env_steps(ruleset, deck, seconds / rounds / 6, state, "en"))
+            envs.append(e)
+            moves.append(m)
+            fast.append(f)
+            r1.append(e / m)
+            r2.append(e / f)
+        med = statistics.median
+        print(f"{ruleset + ' ' + deck:<18} {med(envs):>12,.0f} {med(texts):>8,.0f} {med(moves):>9,.0f} "
+              f"{med(r1):>10.2f} {med(fast):>11,.0f} {med(r2):>12.2f}")
+    print("  (target: env/engine >= 0.5; +text: reading the seat's view as English text from infos at every step)")
+
+
+def clone_speed(games: int = 200) -> None:
+    """Part 7: ``Game.clone()`` vs ``Game.replay`` of the same games, at a random point and at the end."""
+    from werewolf.core import Game, Setup
+
+    print("\n7. Game.clone() vs Game.replay (the same games; microseconds per copy)\n")
+    print(f"{'setup':<18} {'when':<9} {'clone':>8} {'replay':>8} {'clone/replay':>12}")
+    for ruleset, deck in (*ENV_SETUPS, ("wechat", "wechat12")):
+        for when in ("mid-game", "end"):
+            rng = random.Random(1)
+            played = []
+            for seed in range(games):
+                g = Game(Setup(ruleset, deck=deck, seed=seed))
+                stop = rng.randrange(40) if when == "mid-game" else 10**9
+                while not g.over and stop > 0:
+                    g.answer_all([d.random_value(rng) for d in g.request])
+                    stop -= 1
+                played.append(g)
+            # Interleaved game by game, so that the VM's swings of speed fall on both alike.
+            clones, replays = 0.0, 0.0
+            for k in range(4):
+                for g in played:
+                    start = time.perf_counter()
+                    if k % 2:  # which goes first alternates (a collection by the other's garbage)
+                        g.clone()
+                        mid = time.perf_counter()
+                        Game.replay(g.setup, g.answers)
+                        clones += mid - start
+                        replays += time.perf_counter() - mid
+                    else:
+                        Game.replay(g.setup, g.answers)
+                        mid = time.perf_counter()
+                        g.clone()
+                        replays += mid - start
+                        clones += time.perf_counter() - mid
+            c, r = clones / 4 / games * 1e6, replays / 4 / games * 1e6
+            print(f"{ruleset + ' ' + deck:<18} {when:<9} {c:>8.0f} {r:>8.0f} {c / r:>12.2f}")
+    print("  (a flow is a generator, which cannot be copied: a clone re-runs the rules, without the driver's work)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="shorter runs, and no 100,000-game memory run")
     ap.add_argument("--profile", action="store_true", help="only the profile")
     ap.add_argument("--seconds", type=float, default=None, help="measuring time per line of part 1")
+    ap.add_argument("--env", action="store_true", help="only parts 6 and 7: the RL environment and clones")
     ap.add_argument("--compiled", action="store_true",
                     help="measure the compiled engine (built first by scripts/compile.py if missing or stale)")
     args = ap.parse_args()
@@ -219,10 +339,13 @@ def main() -> int:
     if args.profile:
         profile(3000)
         return 0
-    speed(args.seconds or (0.5 if args.quick else 3.0))
-    jobs_speedup(5_000 if args.quick else 40_000)
-    memory(10_000 if args.quick else 100_000)
-    bot_strength(1_000 if args.quick else 10_000)
+    if not args.env:
+        speed(args.seconds or (0.5 if args.quick else 3.0))
+        jobs_speedup(5_000 if args.quick else 40_000)
+        memory(10_000 if args.quick else 100_000)
+        bot_strength(1_000 if args.quick else 10_000)
+    env_speed(2.0 if args.quick else 6.0)
+    clone_speed(50 if args.quick else 200)
     return 0
 
 

@@ -28,6 +28,7 @@ from typing import Any
 from bench import setups as sim_setups  # the benchmark's setups
 from game_digests import digest, main
 
+from werewolf.agents import Host
 from werewolf.agents.heuristic import HeuristicAgent
 from werewolf.agents.speech import Channel
 from werewolf.core.game import Game, Setup
@@ -64,20 +65,21 @@ def sim_game(config: SimConfig, i: int) -> str:
 def bot_game(setup: Setup, seed: int, strict: bool = False, lang: str | None = None) -> str:
     """Every seat a bot (the tests' way); ``lang``: live play, with the text each bot said."""
     game = Game(replace(setup, seed=seed, live_speech=lang is not None))
-    channel = Channel()
-    agent = HeuristicAgent(random.Random(seed), channel=channel, strict=strict, lang=lang or "en")
+    agent = HeuristicAgent(random.Random(seed), strict=strict, lang=lang or "en")
+    host = Host(game, default=agent)  # each seat's view; the statements are the host's talk
     said: list[str] = []
     while not game.over:
+        host.sync()
         for d in game.request:
-            move = agent.choose(game, d.seat, d)
+            move = host.ask(d)
             if move is None:
                 game.decline(d)
             else:
                 if move.get("act") == "speak":
                     said.append(str(move.get("text")))
                 game.answer(d.seat, move)
-    agent.sync(game)
-    return fingerprint(game, channel, said if lang is not None else None)
+    host.sync()
+    return fingerprint(game, host.talk, said if lang is not None else None)
 
 
 def games(n: int) -> Iterator[tuple[str, Any]]:

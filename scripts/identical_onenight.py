@@ -32,6 +32,7 @@ from game_digests import digest, main
 from werewolf.agents import RandomAgent, play
 from werewolf.core.game import Game, Setup
 from werewolf.rulesets.onuw import EVERY_ROLE_DECK
+from werewolf.rulesets.options import REGISTRY
 from werewolf.sim.config import BotSpec, SimConfig, game_seed, stream_seed
 from werewolf.sim.runner import run_chunk
 
@@ -71,7 +72,9 @@ def setups() -> list[Run]:
         tag = json.dumps(opts, sort_keys=True)
         out.append((f"onuw8 {tag}", Setup("onuw", deck="onuw8", options=opts)))
         out.append((f"onuw doppel 10 {tag}", Setup("onuw", deck=customs["onuw doppel 10"][1], options=opts)))
-        out.append((f"onenight5 {tag}", Setup("onenight", deck="onenight5", options=opts)))
+        # only the options one night werewolf accepts (the drunk and the troublemaker are onuw's)
+        mine = {k: v for k, v in opts.items() if "onenight" in REGISTRY[k].rulesets}
+        out.append((f"onenight5 {json.dumps(mine, sort_keys=True)}", Setup("onenight", deck="onenight5", options=mine)))
     # Fixed deals (no shuffle), as scripted games and the web set them.
     out.append(("onuw fixed deal", Setup("onuw", seats=("doppelganger", "werewolf", "robber", "troublemaker",
                                                         "insomniac", "seer"),
@@ -117,8 +120,9 @@ RUNS = {
 
 def runner_digest(config: SimConfig) -> str:
     stats, logs = run_chunk(config, 0, 300, keep_logs=True)
-    state = {k: (dict(sorted(v.items())) if isinstance(v, Mapping) else v)
-             for k in stats.__slots__ for v in [getattr(stats, k)]}
+    state = {k: ({repr(key) if isinstance(key, tuple) else key: x for key, x in sorted(v.items())}
+                 if isinstance(v, Mapping) else v)
+             for k in stats.__slots__ for v in [getattr(stats, k)]}  # (role, day) keys: as text
     text = json.dumps([state, logs], sort_keys=True, ensure_ascii=False, default=repr)
     return hashlib.sha256(text.encode()).hexdigest()
 

@@ -8,7 +8,10 @@ duels only rarely) a random "think time" after its view asks for one. The figure
 measured is the time from sending an answer (POST /act) to receiving, on the
 player's WebSocket, the view in which that answer is taken: its 50th, 95th and
 99th percentiles, with the number of errors (any non-2xx answer, failed request
-or dropped socket).
+or dropped socket). It also prints the server's CPU seconds (from /proc) per answer and
+per view pushed, during play: on a shared machine the latencies move with the neighbours'
+load, these much less, so a regression shows without a stopwatch. The players ask for
+deltas (``?delta=true``), as the phones' page does; ``--full-views`` asks for whole views.
 
     python scripts/load.py                      # 200 rooms, own server on a free loopback port
     python scripts/load.py --rooms 20 --seconds 30
@@ -53,10 +56,30 @@ class Stats:
     error_kinds: dict[str, int] = field(default_factory=dict)
     games_done: int = 0
     views: int = 0
+    cpu_start: float | None = None  # the server's CPU seconds once every room is seated (play only)
+    own_start: float = 0.0  # the load client's own CPU seconds then
+    play_start: float = 0.0  # and the time
 
     def error(self, kind: str) -> None:
         self.errors += 1
         self.error_kinds[kind] = self.error_kinds.get(kind, 0) + 1
+
+
+def server_cpu(pid: int | None) -> float | None:
+    """The server process's CPU seconds so far (user + system, its threads included), from /proc."""
+    if pid is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu() -> float:
+    t = os.times()
+    return t.user + t.system
 
 
 def loopback_only(url: str) -> None:
@@ -130,8 +153,8 @@ class Conn:
 
 class Player:
     def __init__(self, base: str, room: str, seat: int, token: str, http: httpx.AsyncClient, stats: Stats,
-                 think: float, rng: random.Random, stop_at: float) -> None:
-        self.base, self.room, self.seat, self.token = base, room, seat, token
+                 think: float, rng: random.Random, stop_at: float, delta: bool) -> None:
+        self.base, self.room, self.seat, self.token, self.delta = base, room, seat, token, delta
         self.http, self.stats, self.think, self.rng, self.stop_at = http, stats, think, rng, stop_at
         self.view: dict[str, Any] | None = None
         self.changed = asyncio.Event()
@@ -141,7 +164,8 @@ class Player:
         self.conn = Conn(u.hostname or "127.0.0.1", u.port or 80)
 
     async def run(self) -> None:
-        ws_url = self.base.replace("http", "ws", 1) + f"/api/rooms/{self.room}/ws"
+        ws_url = self.base.replace("http", "ws", 1) + f"/api/rooms/{self.room}/ws" + \
+            ("?delta=true" if self.delta else "")
         protocols: Any = ["werewolf", f"token.{self.token}"]  # the token in a header, not in the URL
         try:
             async with websockets.connect(ws_url, max_size=None, open_timeout=60, ping_interval=None,
@@ -161,6 +185,12 @@ class Player:
                 now = time.perf_counter()
                 view = head(message)
                 self.stats.views += 1
+                if "base" in view:  # a delta: the fields that changed since the version ``base``
+                    if self.view is None or self.view.get("v") != view["base"]:
+                        self.stats.error("delta out of order")
+                        await ws.send('{"full":true}')
+                        continue
+                    view = {**self.view, **view["set"], "v": view["v"]}
                 if self.sent_at is not None and view.get("pending") != self.sent_pending:
                     self.stats.latencies.append(now - self.sent_at)
                     self.stats.when.append(now)
@@ -212,7 +242,8 @@ class Player:
 
 
 async def one_room(base: str, http: httpx.AsyncClient, stats: Stats, think: float, seed: int,
-                   stop_at: float, ruleset: str, deck: str, ready: asyncio.Barrier, delay: float) -> None:
+                   stop_at: float, ruleset: str, deck: str, ready: asyncio.Barrier, delay: float,
+                   pid: int | None, delta: bool) -> None:
     """Create a room, seat 12 players with their sockets open; once every room is ready, play."""
     rng = random.Random(seed)
     players: list[Player] = []
@@ -225,12 +256,15 @@ async def one_room(base: str, http: httpx.AsyncClient, stats: Stats, think: floa
             j = await http.post(f"/api/rooms/{room}/join", json={"name": f"bot {i + 1}"})
             j.raise_for_status()
             players.append(Player(base, room, j.json()["seat"], j.json()["token"], http, stats, think,
-                                  random.Random(rng.random()), stop_at))
+                                  random.Random(rng.random()), stop_at, delta))
     except httpx.HTTPError as err:
         stats.error(f"setup: {type(err).__name__}")
     tasks = [asyncio.create_task(p.run()) for p in players]
     await asyncio.sleep(1.0)  # the sockets connect
     await ready.wait()  # every room is set up: from here on, only play
+    if stats.cpu_start is None:
+        stats.cpu_start = server_cpu(pid)
+        stats.own_start, stats.play_start = own_cpu(), time.time()
     if not players:
         return
     await asyncio.sleep(delay)
@@ -250,9 +284,12 @@ def pct(values: list[float], p: float) -> float:
     return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
 
 
-async def main_async(args: argparse.Namespace, base: str) -> Stats:
+async def main_async(args: argparse.Namespace, base: str, pid: int | None) -> Stats:
     stats = Stats()
-    limits = httpx.Limits(max_connections=args.connections, max_keepalive_connections=args.connections)
+    # Idle connections are dropped well before uvicorn's keep-alive timeout (5 s, httpx's default expiry too):
+    # at equal timeouts a request sent as the server closes the connection fails with a ReadError.
+    limits = httpx.Limits(max_connections=args.connections, max_keepalive_connections=args.connections,
+                          keepalive_expiry=2.0)
     async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as http:
         stop_at = time.time() + args.seconds
         ready = asyncio.Barrier(args.rooms)
@@ -261,7 +298,8 @@ async def main_async(args: argparse.Namespace, base: str) -> Stats:
             # Games start spread over --ramp seconds, once every room is seated.
             rooms.append(asyncio.create_task(one_room(base, http, stats, args.think, args.seed + i, stop_at,
                                                       args.ruleset, args.deck, ready,
-                                                      args.ramp * i / max(1, args.rooms))))
+                                                      args.ramp * i / max(1, args.rooms), pid,
+                                                      not args.full_views)))
             await asyncio.sleep(0.01)
         await asyncio.gather(*rooms)
     return stats
@@ -286,6 +324,10 @@ def main() -> None:
     ap.add_argument("--pace", type=float, nargs=2, default=None, metavar=("MIN", "MAX"),
                     help="the started server's --pace: seconds each night step lasts (default: the server's, "
                          "4 9; 0 0 plays the nights as fast as the players answer, as before pacing)")
+    ap.add_argument("--full-views", action="store_true",
+                    help="ask for the whole view at every push, not for deltas (the protocol before deltas)")
+    ap.add_argument("--server-pid", type=int, default=None,
+                    help="with --url: the server's process id, to print its CPU time per answer and per view")
     args = ap.parse_args()
     if args.rooms > 1000 or args.seconds > 1800:
         sys.exit("bounded: at most 1000 rooms and 1800 seconds")
@@ -293,6 +335,7 @@ def main() -> None:
     server = None
     tmp = None
     base = args.url
+    pid = args.server_pid
     if base is None:
         port = free_port()
         tmp = tempfile.TemporaryDirectory()
@@ -303,6 +346,7 @@ def main() -> None:
                                    *(["--pace", *map(str, args.pace)] if args.pace else [])],
                                   cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         base = f"http://127.0.0.1:{port}"
+        pid = server.pid
         for _ in range(300):
             try:
                 if httpx.get(base + "/api/decks", timeout=1).status_code == 200:
@@ -317,13 +361,17 @@ def main() -> None:
     print(f"load: {args.rooms} rooms × 12 players ({args.ruleset} {args.deck}), think {args.think}s mean, "
           f"at most {args.seconds:.0f}s, against {base}", flush=True)
     t0 = time.time()
+    cpu_end = None
+    own_end = play_end = 0.0
     try:
         try:
             import uvloop  # installed with uvicorn[standard]: a cheaper event loop for the load client
         except ImportError:
-            stats = asyncio.run(main_async(args, base))
+            stats = asyncio.run(main_async(args, base, pid))
         else:
-            stats = uvloop.run(main_async(args, base))
+            stats = uvloop.run(main_async(args, base, pid))
+        cpu_end = server_cpu(pid)
+        own_end, play_end = own_cpu(), time.time()
     finally:
         if server is not None:
             server.send_signal(signal.SIGTERM)
@@ -349,6 +397,16 @@ def main() -> None:
             xs = windows[k]
             print(f"  {k * 10:>4}-{k * 10 + 10:<4}s  {len(xs):>6} answers  p50 {pct(xs, 50):7.1f} ms  "
                   f"p95 {pct(xs, 95):7.1f} ms")
+    if stats.cpu_start is not None and cpu_end is not None:
+        # The figure to watch on a shared machine: wall-clock latencies move with the neighbours' load,
+        # the server's CPU seconds per answer and per view push much less.
+        cpu = cpu_end - stats.cpu_start
+        print(f"server CPU (play):     {cpu:.1f} s, {1000 * cpu / max(1, stats.answers):.2f} ms per answer, "
+              f"{1000 * cpu / max(1, stats.views):.3f} ms per view pushed "
+              f"({100 * cpu / max(1e-9, play_end - stats.play_start):.0f}% of a core)")
+        own = own_end - stats.own_start
+        print(f"load client CPU:       {own:.1f} s ({100 * own / max(1e-9, play_end - stats.play_start):.0f}% of a "
+              "core: near 100%, the client's own delays are in the latencies)")
     print(f"errors:                {stats.errors}" + (f" {stats.error_kinds}" if stats.errors else ""))
 
 

@@ -219,7 +219,7 @@ class TestAnyOf:
         assert d.acts == ("save", "poison") and d.act == "save|poison"
         assert d.accepts({"act": "save"}) and d.accepts({"act": "poison", "target": 2})
         assert not d.accepts({"act": "check", "target": 2})
-        assert d.check({"act": "check"}) == "no such act here"
+        assert d.check({"act": "check"}) == "this decision asks for 'save' or 'poison', not 'check'"
 
     def test_values(self) -> None:
         d = self.witch()
@@ -345,10 +345,42 @@ def test_options_must_be_a_mapping() -> None:
         make_options("classic", [("sheriff", False)])  # type: ignore[arg-type]
 
 
+def test_sheriff_weight_given_as_2_logs_whole_votes() -> None:
+    """A script's sheriff_vote_weight 2 tallies like wechat's default 2: 3 votes, not 3.0 (RULES.md §1.6 #1)."""
+    from werewolf import script as sg
+
+    seats = ["werewolf", "werewolf", "seer", "witch", "hunter", "guard", "villager", "villager", "villager", "villager"]
+    moves = {"day1": [{"seat": 3, "act": "run"}, {"seat": 7, "act": "sheriff_vote", "target": 3},
+                      {"seat": 3, "act": "vote", "target": 1}, {"seat": 4, "act": "vote", "target": 1},
+                      {"seat": 5, "act": "vote", "target": 9}]}
+    logs = []
+    for options in ({}, {"sheriff_vote_weight": 2}, {"sheriff_vote_weight": 2.0}):
+        out = sg.run(sg.parse({"ruleset": "wechat", "options": options, "seats": seats, "moves": moves}))
+        (tally,) = [e.data["tally"] for e in out.events if e.type == "votes" and e.data["round"] == "vote"]
+        logs.append(json.dumps(tally))
+    assert logs[0] == logs[1] == logs[2] == '{"1": 3, "9": 1}'
+
+
+@pytest.mark.parametrize("path", ["classic/idiot_revealed_cannot_be_voted_error.json",
+                                  "wechat/revealed_idiot_cannot_be_voted_error.json"])
+def test_vote_for_revealed_idiot_names_the_rule(path: str) -> None:
+    from pathlib import Path
+
+    from werewolf import script as sg
+
+    doc = json.loads((Path(__file__).parent / "scripts" / path).read_text(encoding="utf-8"))
+    out = sg.run(sg.parse(doc))
+    assert out.error is not None and "revealed idiot" in str(out.error) and "revealed_idiot_votable=false" in str(
+        out.error)
+
+
 def test_option_coercion() -> None:
     opts = make_options("classic", {"sheriff_vote_weight": 2, "hunter_blocked_causes": ["poison"],
                                     "sheriff_self_destruct": "lose_badge", "tie_priority": ["wolf", "good"]})
-    assert opts.sheriff_vote_weight == 2.0 and isinstance(opts.sheriff_vote_weight, float)
+    # 「計為兩票」: a whole weight stays whole, as the facetoface and wechat default 2 is (a tally of 3, not 3.0).
+    assert opts.sheriff_vote_weight == 2 and type(opts.sheriff_vote_weight) is int
+    assert type(make_options("classic", {"sheriff_vote_weight": 2.0}).sheriff_vote_weight) is int
+    assert make_options("wechat", {"sheriff_vote_weight": 1.5}).sheriff_vote_weight == 1.5
     assert opts.hunter_blocked_causes == frozenset({"poison"})
     assert make_options("wechat", {"clans": [[1, 2], [3, 4]]}).clans == ((1, 2), (3, 4))
     assert opts.sheriff_self_destruct == "lose_badge"
@@ -367,7 +399,7 @@ SPOT = [
     ("guard_rule", "no_consecutive", "no_consecutive", "once_per_target"),
     ("sheriff_registration", "night1_hands", "dawn", "day"),
     ("sheriff_electorate", "non_candidates", "non_candidates", "all_living"),
-    ("sheriff_self_destruct", "postpone_once", "lose_badge", None),
+    ("sheriff_self_destruct", "postpone_once", "lose_badge", "lose_badge"),
     ("badge_on_death", "pass_or_tear", "pass_or_tear", "must_pass"),
     ("exile_tie", "pk_then_none", "pk_then_none", "sheriff_choice"),
     ("lovers_may_vote_each_other", True, False, True),

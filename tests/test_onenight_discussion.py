@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from werewolf.agents import RandomAgent, play
+from werewolf.agents import Host, RandomAgent, play
 from werewolf.agents.heuristic import HeuristicAgent
 from werewolf.agents.speech import Act, speech_text
 from werewolf.core.decisions import Speak
@@ -84,7 +84,8 @@ def test_bots_end_an_unlimited_discussion(ruleset: str) -> None:
     for seed in range(30):
         setup = Setup(ruleset, seed=seed, live_speech=True, options={"discussion_seconds": None})
         agent = HeuristicAgent(random.Random(seed), strict=True)
-        g = play(Game(setup), {}, agent)
+        host = Host(Game(setup), default=agent)
+        g = host.run()
         assert g.over
         talk = [e for e in g.events if e.type == "speech"]
         assert talk and all(e.data["part"] == "discussion" and e.data["text"] for e in talk)
@@ -93,8 +94,8 @@ def test_bots_end_an_unlimited_discussion(ruleset: str) -> None:
         assert set(rounds) == set(range(1, g.table.n + 1))  # type: ignore[attr-defined]
         assert max(rounds.count(s) for s in set(rounds)) <= 3
         assert Game.replay(setup, g.answers).events == g.events
-        # The statements are what the bots said on the channel, said as text.
-        assert len(agent.channel) >= len(talk)
+        # Every text said is read back as statements (the bots' words, heard by every seat).
+        assert len(host.talk) >= len(talk)
         g = play(Game(setup), {}, RandomAgent(seed))
         assert g.over and not [e for e in g.events if e.type == "speech"]
 
@@ -102,18 +103,19 @@ def test_bots_end_an_unlimited_discussion(ruleset: str) -> None:
 def test_a_bot_answers_an_accusation_in_the_second_round() -> None:
     g = at_discussion()
     bot = HeuristicAgent(random.Random(1))
-    seat = 2  # the seer, accused by seat 1 in the first round
+    host = Host(g, {2: bot})
+    seat = 2  # the seer, accused by seat 1 (a person: typed text, which the bots read) in the first round
     g.answer(1, {"act": "speak", "text": "Seat 2 is a wolf"})
-    first = bot.choose(g, seat, next(d for d in g.request if d.seat == seat))
+    first = host.ask(next(d for d in g.request if d.seat == seat))
     assert first is not None and first["text"]
-    bot.say([Act(1, "accuse", seat)])  # what a bot hears of an accusation
     for d in [d for d in g.request if d.seat not in (1, seat)]:
         g.decline(d)
     g.answer(seat, first)
-    second = bot.choose(g, seat, g.request[0])
+    second = host.ask(next(d for d in g.request if d.seat == seat))
+    assert Act(1, "accuse", seat) in host.talk.acts
     assert second == {"act": "speak", "text": "I am good. Do not vote for me."}
     g.answer(seat, second)
-    assert bot.choose(g, seat, g.request[0]) == {"act": "speak", "text": None}
+    assert host.ask(next(d for d in g.request if d.seat == seat)) == {"act": "speak", "text": None}
 
 
 def test_a_statement_joins_its_sentences_as_each_language_does() -> None:

@@ -16,14 +16,16 @@ import pytest
 from click.testing import CliRunner
 
 from werewolf import play as pl
+from werewolf.agents import Host, seat_view
 from werewolf.agents.heuristic import ONE_NIGHT
 from werewolf.agents.speech import messages
-from werewolf.agents.terminal import TerminalAgent
+from werewolf.agents.terminal import TerminalAgent, menu_keys
 from werewolf.cli import main
-from werewolf.core.decisions import AnyOf, Decision, Flag, Move, Pair, Speak, Subset, Target
+from werewolf.core.decisions import AnyOf, Choice, Flag, Move, Pair, Speak, Subset, Target
 from werewolf.core.errors import IllegalMove
 from werewolf.core.events import PUBLIC, Event, audience
 from werewolf.core.game import Game, Setup
+from werewolf.core.views import Log, SeatView
 from werewolf.i18n import LANGS, narrate, role_name, t
 from werewolf.roles import ROLES
 from werewolf.rulesets import MODULES, get_ruleset
@@ -122,6 +124,7 @@ def _statements(lang: str, n: int) -> tuple[str, ...]:
         seat = t("fmt.seat", lang, n=s)
         out.append(messages(lang)["speech.say"].format(speaker=seat, text=""))
         out.append(t("event.speech.said", lang, seat=seat, text="")[:-1])  # up to the opening quote
+        out.append(t("event.last_words_text", lang, seat=seat, text="")[:-1])
     return tuple(out)
 
 
@@ -132,6 +135,13 @@ def _names_role(line: str, role: str, lang: str) -> bool:
         if name in longer and longer != name:
             line = line.replace(longer, "")
     return name in line
+
+
+# Menus are keyed by seat number (``0`` none, letters for the rest): an answer that suits every menu
+# sooner or later. A statement prompt takes whatever line comes.
+KEYS = [str(n) for n in range(1, 13)] + ["0", "a", "1 2", "5 6", "8 9"]
+ANSWERS = KEYS * 400
+TYPED = "".join(a + "\n" for a in ANSWERS)
 
 
 def _play(setup: Setup, seat: int | None, lang: str, answers: Iterable[str]) -> tuple[Game, str]:
@@ -150,12 +160,12 @@ def _loadable() -> list[str]:
 def test_cli_plays_a_12_player_game_to_the_end(lang: str) -> None:
     for seed, seat in ((1, 4), (2, 9)):
         args = ["play", "--seed", str(seed), "--seat", str(seat), "--lang", lang]
-        result = CliRunner().invoke(main, args, input="1\n" * 5000, env={"COLUMNS": "100"})
+        result = CliRunner().invoke(main, args, input=TYPED, env={"COLUMNS": "100"})
         assert result.exit_code == 0, result.output[-3000:]
         out = result.output
         assert t("ui.title", lang) in out
         # The same game, played again in-process, tells what the seat could know.
-        game, again = _play(pl.make_setup("classic", None, None, seed), seat, lang, ["1"] * 5000)
+        game, again = _play(pl.make_setup("classic", None, None, seed), seat, lang, ANSWERS)
         assert len(game.events) and pl.seat_count(game) == 12
         check_transcript(out, game, seat, lang)
         # The end: the winners and every role.
@@ -168,16 +178,16 @@ def test_cli_plays_a_12_player_game_to_the_end(lang: str) -> None:
 
 def test_cli_defaults_and_options() -> None:
     runner = CliRunner()
-    result = runner.invoke(main, ["play", "--seed", "5"], input="1\n" * 5000)
+    result = runner.invoke(main, ["play", "--seed", "5"], input=TYPED)
     assert result.exit_code == 0, result.output[-2000:]
     assert "12 players · seed 5" in result.output
     deck = ",".join(("werewolf",) * 2 + ("seer", "witch", "hunter") + ("villager",) * 3)
     result = runner.invoke(main, ["play", "--seed", "3", "--deck", deck, "--seat", "8", "-l", "zh-Hans"],
-                           input="1\n" * 5000)
+                           input=TYPED)
     assert result.exit_code == 0, result.output[-2000:]
     assert "8名玩家" in result.output
     result = runner.invoke(main, ["play", "--seed", "3", "-d", "c12_wolfking_thief_cupid", "-n", "12"],
-                           input="2\n" * 5000)
+                           input=TYPED)
     assert result.exit_code == 0, result.output[-2000:]
 
 
@@ -186,33 +196,61 @@ def test_cli_bots_are_heuristic_unless_asked_for_random() -> None:
     kinds = next(p for p in main.commands["play"].params if p.name == "bots")
     assert tuple(kinds.type.choices) == tuple(pl.BOTS) and kinds.default == pl.DEFAULT_BOTS  # type: ignore[attr-defined]
     talk = re.compile(r"^Seat \d+: ", re.M)  # a bot's statement, as the heuristic bots say them
-    result = runner.invoke(main, ["play", "--seed", "4", "--seat", "2"], input="1\n" * 5000)
+    result = runner.invoke(main, ["play", "--seed", "4", "--seat", "2"], input=TYPED)
     assert result.exit_code == 0 and "bots: heuristic" in result.output and talk.search(result.output)
-    result = runner.invoke(main, ["play", "--seed", "4", "--seat", "2", "--bots", "random"], input="1\n" * 5000)
+    result = runner.invoke(main, ["play", "--seed", "4", "--seat", "2", "--bots", "random"], input=TYPED)
     assert result.exit_code == 0 and "bots: random" in result.output and not talk.search(result.output)
-    result = runner.invoke(main, ["play", "--seed", "4", "-l", "zh-Hans"], input="1\n" * 5000)
+    result = runner.invoke(main, ["play", "--seed", "4", "-l", "zh-Hans"], input=TYPED)
     assert result.exit_code == 0 and re.search(r"^\d+号：", result.output, re.M), result.output[-2000:]
 
 
 def test_bots_statements_stand_at_their_speaking_turns() -> None:
     # Seed 1, seat 4: the sheriff has day 1 spoken clockwise from seat 10, seat 4 in the middle.
-    game, out = _play(pl.make_setup("classic", None, None, 1), 4, "en", ["1"] * 5000)
-    order = [e.data["seat"] for e in game.events
-             if e.type == "speech" and e.phase == "day1" and e.data.get("part") == "discussion"]
+    # Every turn is live: each bot's statement is in the log at its turn (a bot with nothing to say passes).
+    game, out = _play(pl.make_setup("classic", None, None, 1), 4, "en", ANSWERS)
+    turns = [e for e in game.events if e.type == "speech" and e.phase == "day1" and e.data.get("part") == "discussion"]
+    order = [e.data["seat"] for e in turns]
     assert 4 in order[1:-1]
-    before, after = set(order[:order.index(4)]), set(order[order.index(4) + 1:])
+    talked = {e.data["seat"] for e in turns if e.data.get("text")}
+    before, after = set(order[:order.index(4)]) & talked, set(order[order.index(4) + 1:]) & talked
     block = out.split("Speaking order: ", 1)[1]
-    block = block.split("Day 1 · ", 1)[0]  # up to the exile vote's heading
-    mine, theirs = block.split(t("event.speech.discussion.you", "en"), 1)
+    block = block.split("Day 1 · Exile vote", 1)[0]  # up to the exile vote's heading
+    mine, theirs = block.split(t("prompt.speak", "en"), 1)
     said = re.compile(r"^Seat (\d+): ", re.M)
     assert {int(s) for s in said.findall(mine)} == before
     assert {int(s) for s in said.findall(theirs)} <= after
     # Last words too: a bot's statement follows the line that gives it the floor.
     lines = out.splitlines()
-    for i, line in enumerate(lines):
-        m = re.fullmatch(r"Seat (\d+) gives last words\.", line)
-        if m and i + 1 < len(lines) and said.match(lines[i + 1]):
-            assert lines[i + 1].startswith(f"Seat {m.group(1)}: ")
+    floors = [i for i, line in enumerate(lines) if re.fullmatch(r"Seat (\d+) gives last words\.", line)]
+    assert floors
+    words = re.compile(r"^Seat (\d+)'s last words: ")
+    spoken = [i for i in floors if words.match(lines[i + 1])]
+    assert spoken
+    for i in spoken:
+        assert lines[i].split()[1] == words.match(lines[i + 1]).group(1), lines[i:i + 2]  # type: ignore[union-attr]
+    assert all(words.match(line) is None or lines[i - 1] in [lines[f] for f in floors]
+               for i, line in enumerate(lines))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_person_speaks_in_a_day_and_night_game(lang: str) -> None:
+    # Seed 1, seat 4 (a villager): no night decision, "0" declines the sheriff's race, then the turn to speak.
+    game, out = _play(pl.make_setup("classic", None, None, 1), 4, lang, ["0", "Seat 9 is my sheriff."] + ANSWERS)
+    mine = [e.data for e in game.events if e.type == "speech" and e.data["seat"] == 4]
+    assert mine[0] == {"seat": 4, "part": "discussion", "text": "Seat 9 is my sheriff."}
+    assert t("prompt.speak", lang) in out
+    assert t("event.speech.said.you", lang, text="Seat 9 is my sheriff.") in out
+    assert game.over
+
+
+def test_a_human_wolf_is_offered_each_interrupt_once_per_speaking_part() -> None:
+    # Seed 1: seat 3 is a werewolf. Live speech offers a self-destruct before every speech; the terminal
+    # asks once per part of the day (as it did before live speech) and declines the rest itself.
+    game, out = _play(pl.make_setup("classic", None, None, 1), 3, "en", ANSWERS)
+    asked = out.count(t("ui.yes_no", "en").strip())
+    offers = [a for s, a, _ in game.answers if s == 3 and a == "explode"]
+    days = len({e.phase for e in game.events if e.type == "day"})
+    assert 1 <= asked < len(offers) and asked <= 3 * days, (asked, len(offers), days)
 
 
 def test_cli_offers_every_language() -> None:
@@ -244,7 +282,7 @@ GAMES = 24
 def test_a_seat_sees_only_what_it_may_know(ruleset: str) -> None:
     rng = random.Random(ruleset)
     decks = list(get_ruleset(ruleset).decks())
-    words = ["1", "1", "2", "3", "y", "n", "", "x", "99", "3 7", "2,5"]
+    words = KEYS + ["1", "y", "n", "", "x", "99", "3 7", "2,5", "b"]
     for i in range(GAMES):
         deck = decks[rng.randrange(len(decks))]
         lang = LANGS[i % len(LANGS)]
@@ -257,7 +295,8 @@ def test_a_seat_sees_only_what_it_may_know(ruleset: str) -> None:
 
 def test_every_seat_of_one_game() -> None:
     for seat in range(1, 13):
-        game, out = _play(Setup("classic", deck="c12_wolfking_thief_cupid", seed=seat), seat, "en", ["1"] * 5000)
+        game, out = _play(Setup("classic", deck="c12_wolfking_thief_cupid", seed=seat, live_speech=True), seat, "en",
+                          ANSWERS)
         check_transcript(out, game, seat, "en")
 
 
@@ -271,29 +310,69 @@ def _game() -> Game:
     return Game(Setup("classic", players=12, seed=1))
 
 
-def test_menu_numbers_and_seat_numbers() -> None:
+def test_menu_numbers_are_seat_numbers() -> None:
     game = _game()
-    agent, out = _agent("x\n99\n3 7\n")
-    d = Pair(2, "link", [1, 3, 5, 7], optional=False)
-    assert agent.choose(game, 2, d) == {"act": "link", "targets": [3, 7]}
+    # After deaths the option for seat 6 is still typed 6, never its place in the list.
+    agent, out = _agent("2\n4\n6\n")
+    v = Target(2, "vote", [1, 3, 6, 9])
+    assert agent.act(seat_view(game, 2, v)) == {"act": "vote", "target": 6}
     text = out.getvalue()
-    assert text.count(t("ui.bad_choice", "en", n=6)) == 2
-    assert "1) Seat 1 and Seat 3" in text
-    agent, out = _agent("4\n")
-    v = Target(2, "vote", [1, 3, 5])
-    assert agent.choose(game, 2, v) == {"act": "vote", "target": None}
-    assert "4) Abstain" in out.getvalue()
+    for n in (1, 3, 6, 9):
+        assert f"{n}) Seat {n}" in text
+    assert "0) Abstain" in text and "4) " not in text and "5) Seat 6" not in text
+    assert text.count(t("ui.bad_choice", "en", keys="1, 3, 6, 9, 0")) == 2
+    agent, _ = _agent("0\n")
+    assert agent.act(seat_view(game, 2, v)) == {"act": "vote", "target": None}
+    # Choosing several seats: the seats themselves; 0 for none where none is allowed.
+    agent, out = _agent("x\n1\n99\n3 7\n")
+    d = Pair(2, "link", [1, 3, 5, 7], optional=False)
+    assert agent.act(seat_view(game, 2, d)) == {"act": "link", "targets": [3, 7]}
+    text = out.getvalue()
+    assert text.count(t("ui.bad_seats", "en")) == 3
+    assert t("ui.seats_from", "en", seats="Seat 1, Seat 3, Seat 5, Seat 7") in text and "0)" not in text
     agent, _ = _agent("2 5 9\n")
     ban = Subset(2, "ban", [1, 2, 5, 9], 3)
-    assert agent.choose(game, 2, ban) == {"act": "ban", "targets": [2, 5, 9]}
+    assert agent.act(seat_view(game, 2, ban)) == {"act": "ban", "targets": [2, 5, 9]}
+    agent, _ = _agent("5\n")
+    assert agent.act(seat_view(game, 2, ban)) == {"act": "ban", "targets": [5]}
+    agent, out = _agent("0\n")
+    assert agent.act(seat_view(game, 2, ban)) == {"act": "ban", "targets": []}
+    # Options naming no single seat get letters: the witch's antidote, the sheriff's speaking order.
+    agent, out = _agent("a\n")
+    witch = AnyOf(6, [Flag(6, "save"), Target(6, "poison", [1, 2])], conflict="one potion")
+    assert agent.act(seat_view(game, 6, witch)) == {"act": "save"}
+    assert "a) " in out.getvalue() and "1) " in out.getvalue() and "0) " in out.getvalue()
+    agent, out = _agent("b\n")
+    order = Choice(3, "order", "direction", ["clockwise", "counterclockwise"], optional=False)
+    assert agent.act(seat_view(game, 3, order)) == {"act": "order", "direction": "counterclockwise"}
+
+
+def test_ones_own_seat_is_yourself() -> None:
+    game = _game()
+    for lang in LANGS:
+        agent, out = _agent("4\n", lang)
+        assert agent.act(seat_view(game, 4, Target(4, "vote", [1, 4, 6]))) == {"act": "vote", "target": 4}
+        yourself = t("fmt.seat_yourself", lang, seat=t("fmt.seat", lang, n=4))
+        assert f"4) {yourself}" in out.getvalue() and f"6) {t('fmt.seat', lang, n=6)}" in out.getvalue()
+
+
+def test_menu_keys_never_clash() -> None:
+    # Two acts aiming at the same seat: that seat cannot be the key of both, so both get letters.
+    both = AnyOf(4, [Target(4, "shoot", [1, 2]), Target(4, "guard", [2, 3])], conflict="one")
+    keys = [k for k, _ in menu_keys(both, both.options())]
+    assert len(set(keys)) == len(keys) and keys[0] == "1" and keys[-2] == "3" and keys[-1] == "0"
+    assert [k for k, o in menu_keys(both, both.options()) if o.get("target") == 2] == ["a", "b"]
+    many = Choice(1, "pick", "thing", list(range(30)), optional=False)
+    keys = [k for k, _ in menu_keys(many, many.options())]
+    assert len(set(keys)) == 30 and keys[:2] == ["a", "b"] and keys[26:28] == ["aa", "ab"]
 
 
 def test_labels_in_every_language() -> None:
     game = _game()
     witch = AnyOf(6, [Flag(6, "save"), Target(6, "poison", [1, 2])], conflict="one potion")
     for lang in LANGS:
-        agent, out = _agent("3\n", lang)
-        assert agent.choose(game, 6, witch) == {"act": "poison", "target": 2}
+        agent, out = _agent("2\n", lang)
+        assert agent.act(seat_view(game, 6, witch)) == {"act": "poison", "target": 2}
         text = out.getvalue()
         assert t("option.act", lang, act=t("act.poison", lang), arg=t("fmt.seat", lang, n=1)) in text
         assert t("option.pass", lang) in text
@@ -302,25 +381,26 @@ def test_labels_in_every_language() -> None:
 def test_interrupts_are_a_quick_yes_or_no() -> None:
     game = _game()
     agent, _ = _agent("\n")
-    assert agent.choose(game, 3, Explode(3, "discussion", None)) == {"act": "explode", "when": "discussion",
+    assert agent.act(seat_view(game, 3, Explode(3, "discussion", None))) == {"act": "explode", "when": "discussion",
                                                                      "value": False}
     agent, _ = _agent("1\n")  # not a yes
     duel = Target(3, "duel", [1, 2, 4], interrupt=True)
-    assert agent.choose(game, 3, duel) == {"act": "duel", "target": None}
+    assert agent.act(seat_view(game, 3, duel)) == {"act": "duel", "target": None}
     agent, _ = _agent("y\n2\n")
-    assert agent.choose(game, 3, duel) == {"act": "duel", "target": 2}
-    agent, _ = _agent("是\n3\n", "zh-Hant")  # the white wolf king names the player he takes
-    assert agent.choose(game, 3, Explode(3, "election", [1, 2])) == {"act": "explode", "when": "election", "target": 2}
+    assert agent.act(seat_view(game, 3, duel)) == {"act": "duel", "target": 2}
+    agent, _ = _agent("是\n2\n", "zh-Hant")  # the white wolf king names the player he takes
+    assert agent.act(seat_view(game, 3, Explode(3, "election", [1, 2]))) == {"act": "explode", "when": "election",
+                                                                              "target": 2}
     agent, _ = _agent("")
     with pytest.raises(EOFError):
-        agent.choose(game, 3, duel)
+        agent.act(seat_view(game, 3, duel))
 
 
 def test_live_speech_is_typed() -> None:
     game = _game()
     agent, out = _agent("I checked seat 4: [wolf]\n\n", "zh-Hant")
-    assert agent.choose(game, 2, Speak(2, "discussion")) == {"act": "speak", "text": "I checked seat 4: [wolf]"}
-    assert agent.choose(game, 2, Speak(2, "discussion")) == {"act": "speak", "text": None}
+    assert agent.act(seat_view(game, 2, Speak(2, "discussion"))) == {"act": "speak", "text": "I checked seat 4: [wolf]"}
+    assert agent.act(seat_view(game, 2, Speak(2, "discussion"))) == {"act": "speak", "text": None}
     assert t("prompt.speak", "zh-Hant") in out.getvalue()
 
 
@@ -328,7 +408,9 @@ def test_an_illegal_answer_is_explained_and_asked_again() -> None:
     class Stubborn(TerminalAgent):
         tries = 0
 
-        def choose(self, game: Game, seat: int, decision: Decision) -> Move | None:
+        def act(self, view: SeatView) -> Move | None:
+            decision = view.decision
+            assert decision is not None
             self.tries += 1
             return {"act": decision.act, "target": 99} if self.tries == 1 else decision.options()[0]
 
@@ -336,32 +418,33 @@ def test_an_illegal_answer_is_explained_and_asked_again() -> None:
     d = game.request[0]
     out = io.StringIO()
     human = Stubborn("en", input=io.StringIO(""), output=out)
-    pl.ask(human, game, d.seat, d)
+    pl.ask(human, Host(game), d)
     assert human.tries == 2
     assert "That is not allowed" in out.getvalue()
     with pytest.raises(IllegalMove):
         game.answer(d.seat, d.options()[0])  # answered once, and only once
 
 
-class _Log:
-    """Enough of a game for ``TerminalAgent.update``: a log and a setup."""
-
-    def __init__(self, events: list[Event]) -> None:
-        self.events = events
-        self.setup = Setup("classic")
+def _view(events: list[Event], seat: int) -> SeatView:
+    """A seat's view of a hand-made log (``TerminalAgent.update`` reads nothing else)."""
+    public = [e for e in events if e.to is None]
+    private = [e for e in events if e.to is not None and seat in e.to]
+    at = {id(e): i for i, e in enumerate(events)}
+    return SeatView(seat, "classic", 12, None, "day2", Log(public, [at[id(e)] for e in public], len(public)),
+                    Log(private, [at[id(e)] for e in private], len(private)), 0, 0, None, False, None)
 
 
 def test_a_dead_player_sees_only_the_public_log() -> None:
     agent, out = _agent("")
-    log = _Log([
+    log = _view([
         Event("role", "setup", {"seat": 2, "role": "hunter"}, audience(2)),
         Event("can_shoot", "night1", {"seat": 2, "value": True}, audience(2)),
         Event("death", "day1", {"seat": 2, "cause": "exile"}),
         Event("can_shoot", "night2", {"seat": 2, "value": False}, audience(2)),
         Event("death", "night2", {"seat": 5, "cause": "kill"}, frozenset()),
         Event("exile", "day2", {"seat": 4}),
-    ])
-    agent.update(log, 2)  # type: ignore[arg-type]
+    ], 2)
+    agent.update(log)
     text = out.getvalue()
     assert "The judge signals: you can shoot if you die." in text
     assert "You are out: exiled by the vote." in text
@@ -402,7 +485,7 @@ def test_the_clock_ends_the_discussion() -> None:
 
     out = io.StringIO()
     setup = pl.make_setup("onenight", None, 4, 9, {"discussion_seconds": 60})
-    lines = Slow("statement 0\nstatement 1\nstatement 2\n" + "1\n" * 5)
+    lines = Slow("statement 0\nstatement 1\nstatement 2\n" + TYPED)
     game = pl.run(setup, seat=1, input=lines, output=out, clock=lambda: now[0])
     text = out.getvalue()
     for shown in (t("ui.talk_clock", "en", time="1:00"), t("ui.talk_left", "en", time="0:35"),

@@ -10,6 +10,11 @@ import click
 
 from werewolf.core.errors import WerewolfError
 
+AGENT_HELP = ("Who plays some seats: SEATS=KIND, repeatable. SEATS: seat numbers and/or sides (wolves, village, "
+              "others: the side of the dealt card) or all, comma-separated; KIND: random, heuristic, llm:MODEL "
+              "(OPENAI_BASE_URL, OPENAI_API_KEY) or module.path:Class (your Agent subclass). Seats no rule names "
+              "play as the bots say.")
+
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="werewolf")
@@ -82,8 +87,12 @@ def decks(ruleset: str | None) -> None:
               help="How the other seats play: heuristic bots use what they know and talk; random ones do not.")
 @click.option("--discussion", type=click.IntRange(min=0), default=None,
               help="Seconds of the one-night discussion (default: the ruleset's; 0: no limit).")
+@click.option("--agent", "agents", multiple=True, metavar="SEATS=KIND", help=AGENT_HELP)
+@click.option("--transcripts", default=None, metavar="DIR",
+              help="Keep the LLM seats' calls (prompt, reply, tokens, latency) in DIR/play-<seed>.jsonl.")
 def play_command(ruleset: str, deck: str | None, players: int | None, seat: int | None, seed: int | None,
-                 lang: str, bots: str, discussion: int | None) -> None:
+                 lang: str, bots: str, discussion: int | None, agents: tuple[str, ...],
+                 transcripts: str | None) -> None:
     """Take a seat in a game against bots."""
     from werewolf import play as pl
     from werewolf.i18n import t
@@ -91,7 +100,7 @@ def play_command(ruleset: str, deck: str | None, players: int | None, seat: int 
     options = {} if discussion is None else {"discussion_seconds": discussion or None}
     try:
         pl.run(pl.make_setup(ruleset, deck, players, seed, options), seat=seat, lang=lang, bots=bots,
-               input=sys.stdin, output=sys.stdout)
+               input=sys.stdin, output=sys.stdout, agents=agents, transcripts=transcripts)
     except WerewolfError as err:
         _fail(str(err))
     except EOFError:
@@ -111,8 +120,9 @@ def play_command(ruleset: str, deck: str | None, players: int | None, seat: int 
               help="The address phones use (join links and QR codes); default: this machine's address on "
                    "its network, with --port.")
 @click.option("--keep-finished", type=click.FloatRange(min=0), default=30.0, show_default=True, metavar="MINUTES",
-              help="Minutes a finished game stays in memory after its end or its last request; then it is "
-                   "replayed from the database when asked for (nothing is lost).")
+              help="Minutes a finished game a phone still watches stays in memory after its end or its last "
+                   "request (one no phone watches leaves within a minute); then it is replayed from the "
+                   "database when asked for (nothing is lost).")
 @click.option("--lobby-hours", type=click.FloatRange(min=0), default=24.0, show_default=True, metavar="HOURS",
               help="Hours a room nobody started lives after its creation or its last join; then it is closed "
                    "(its link answers 410 expired) (0: lobbies never expire).")
@@ -216,10 +226,14 @@ def _fail(message: str) -> None:
 @click.option("--address", default=None, help="An existing Ray cluster's address (with --backend ray).")
 @click.option("--report", "html_report", default=None, metavar="FILE.html",
               help="Write one self-contained HTML page: the setup, the tables, the charts.")
+@click.option("--agent", "agents", multiple=True, metavar="SEATS=KIND", help=AGENT_HELP)
+@click.option("--transcripts", default=None, metavar="DIR",
+              help="Keep the LLM seats' calls (prompt, reply, tokens, latency): DIR/game-<i>.jsonl per game.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def simulate(ruleset: str, deck: str | None, players: int | None, options: str | None, bots: str, games: int,
              seed: int, jobs: int, out: str | None, plot: str | None, logs: str | None, backend: str,
-             address: str | None, html_report: str | None, quiet: bool) -> None:
+             address: str | None, html_report: str | None, agents: tuple[str, ...], transcripts: str | None,
+             quiet: bool) -> None:
     """Play many games between bots and report win rates, each role's wins and survival, the powers used,
     game lengths, deaths and rules fired.
 
@@ -229,7 +243,8 @@ def simulate(ruleset: str, deck: str | None, players: int | None, options: str |
     from werewolf.sim import command
 
     try:
-        config = command.make_config(ruleset, deck, players, options, bots, games, seed, jobs, backend, address)
+        config = command.make_config(ruleset, deck, players, options, bots, games, seed, jobs, backend, address,
+                                     agents, transcripts)
         status = command.run(config, out=out, plot=plot, logs=logs, quiet=quiet, html_report=html_report)
     except WerewolfError as err:
         _fail(str(err))
@@ -344,6 +359,48 @@ def balance_command(ruleset: str, deck: str | None, swaps: tuple[str, ...], deck
         base = command.make_config(ruleset, deck, players, options, bots, 1, seed, jobs, backend, address)
         status = command.balance(base, swaps, decks, precision=precision, max_games=max_games, batch=batch,
                                  outs=outs, plot=plot, html_report=html_report, quiet=quiet)
+    except WerewolfError as err:
+        _fail(str(err))
+    sys.exit(status)
+
+
+@main.command("arena")
+@click.argument("kinds", nargs=-1, required=True)
+@click.option("--ruleset", "-r", default="classic", show_default=True, help="The ruleset.")
+@click.option("--deck", "-d", default=None, help="A deck (id, or role ids with role*N).")
+@click.option("--players", "-n", type=int, default=None, help="Players of the standard deck (when no deck).")
+@click.option("--options", default=None, help="Rule options as a JSON object.")
+@click.option("--games", "-g", type=int, default=120, show_default=True,
+              help="How many games (rounded up to whole blocks of one game per kind).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Block b is dealt from (seed, b).")
+@click.option("--jobs", "-j", type=int, default=1, show_default=True, help="Worker processes (or Ray CPUs).")
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True)
+@click.option("--address", default=None, help="An existing Ray cluster's address (with --backend ray).")
+@click.option("--transcripts", default=None, metavar="DIR", help="Keep the LLM seats' calls: DIR/game-<i>.jsonl.")
+@click.option("--out", "outs", multiple=True, metavar="FILE.json", help="Write the results as JSON; may be repeated.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def arena_command(kinds: tuple[str, ...], ruleset: str, deck: str | None, players: int | None, options: str | None,
+                  games: int, seed: int, jobs: int, backend: str, address: str | None, transcripts: str | None,
+                  outs: tuple[str, ...], quiet: bool) -> None:
+    """Play agent KINDS against each other: random, heuristic, llm:MODEL, module.path:Class.
+
+    \b
+      werewolf arena heuristic random --games 200 --jobs 2
+      werewolf arena heuristic llm:gpt-4o-mini my_bots:Accuser -r onenight -n 5
+
+    Games come in blocks of one game per kind, all dealt alike; in the block's r-th game seat s is
+    played by kind number (s - 1 + r) mod K, so each kind plays every seat, and so every card dealt,
+    equally often. Reported per kind and per kind and role: win rates with 95% Wilson intervals, and
+    an OpenSkill (Plackett-Luce) rating, each game a match of the kinds ranked by the share of their
+    seats that won.
+    """
+    from werewolf.sim import command
+
+    status = 2
+    try:
+        base = command.make_config(ruleset, deck, players, options, "random", games, seed, jobs, backend, address,
+                                   (), transcripts)
+        status = command.arena(base, kinds, outs=outs, quiet=quiet)
     except WerewolfError as err:
         _fail(str(err))
     sys.exit(status)

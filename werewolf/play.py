@@ -5,9 +5,10 @@ what its seat may see and asks for its decisions. The bots answer the rest
 through the same ``Agent`` interface; ``BOTS`` names the kinds (heuristic bots,
 who talk, by default).
 
-One-night games are played with live speech: the timed discussion is rounds of
-statements (RULES.md §3.6); the clock is this front end's, and once it has run
-out every open turn of the discussion is declined, which ends it.
+Every game is played with live speech: at each speaking turn the person types a
+statement (an empty line passes) and the bots say theirs. A one-night game's timed
+discussion is rounds of statements (RULES.md §3.6); the clock is this front end's,
+and once it has run out every open turn of the discussion is declined, which ends it.
 """
 
 from __future__ import annotations
@@ -15,35 +16,33 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TextIO
 
 from rich.console import Console
 from rich.text import Text
 
-from werewolf.agents import Agent, RandomAgent
-from werewolf.agents.heuristic import ONE_NIGHT, HeuristicAgent
-from werewolf.agents.terminal import TableTalk, TerminalAgent
+from werewolf.agents import Agent, Host, RandomAgent
+from werewolf.agents.heuristic import HeuristicAgent
+from werewolf.agents.terminal import TerminalAgent
 from werewolf.core.decisions import Decision
 from werewolf.core.errors import IllegalMove, SetupError
 from werewolf.core.game import Game, Setup
 from werewolf.i18n import normalize_lang, t
 
 
-def heuristic_bots(game: Game, seats: list[int], lang: str, talk: TableTalk) -> Agent:
-    bot = HeuristicAgent(random.Random(f"bots:{game.setup.seed}"), channel=talk, seats=seats,
-                         ruleset=game.setup.ruleset, lang=lang)
-    talk.where = lambda: bot.cursor  # a statement belongs after the event the bot was reading
-    return bot
+def heuristic_bots(game: Game, seats: list[int], lang: str) -> Agent:
+    return HeuristicAgent(random.Random(f"bots:{game.setup.seed}"), seats=seats, ruleset=game.setup.ruleset,
+                          lang=lang)
 
 
-def random_bots(game: Game, seats: list[int], lang: str, talk: TableTalk) -> Agent:
+def random_bots(game: Game, seats: list[int], lang: str) -> Agent:
     return RandomAgent(rng=random.Random(f"bots:{game.setup.seed}"))
 
 
 # Bot kinds by name: each makes the one agent that plays every seat but the person's (``seats``),
-# speaking ``lang`` and saying its speech acts on ``talk``; the first is the default.
-BOTS: dict[str, Callable[[Game, list[int], str, TableTalk], Agent]] = {
+# speaking ``lang``; the first is the default.
+BOTS: dict[str, Callable[[Game, list[int], str], Agent]] = {
     "heuristic": heuristic_bots,
     "random": random_bots,
 }
@@ -86,8 +85,8 @@ def make_setup(ruleset: str = "classic", deck: str | None = None, players: int |
     if seed is None:
         seed = random.SystemRandom().randrange(1_000_000)
     # No deck: the ruleset's standard deck for ``players`` (12 when not given, for day-and-night rulesets).
-    # A one-night discussion is talked live; day-and-night speaking turns stay the log's events.
-    return Setup(ruleset, seed=seed, deck=parse_deck(deck), players=players, live_speech=ruleset in ONE_NIGHT,
+    # Every speaking turn is live: the person types a statement (or passes), the bots say theirs as text.
+    return Setup(ruleset, seed=seed, deck=parse_deck(deck), players=players, live_speech=True,
                  options=dict(options or {}))
 
 
@@ -110,9 +109,12 @@ def pick_seat(game: Game, seat: int | None, lang: str = "en") -> int:
 
 def run(setup: Setup, *, seat: int | None = None, lang: str = "en", bots: str = DEFAULT_BOTS,
         input: TextIO | None = None, output: TextIO | None = None, console: Console | None = None,
-        clock: Callable[[], float] = time.monotonic) -> Game:
+        clock: Callable[[], float] = time.monotonic, agents: Sequence[str] = (),
+        transcripts: str | None = None) -> Game:
     """Play ``setup`` to its end with a person in ``seat``; returns the finished game.
 
+    ``agents``: ``SEATS=KIND`` rules for some of the other seats (``werewolf.agents.kinds``; the
+    rest play ``bots``); ``transcripts``: a folder for the LLM seats' calls (``play-<seed>.jsonl``).
     ``clock`` (seconds) times the one-night discussion. Raises ``SetupError`` for
     a bad setup or seat, ``EOFError`` when the input runs out before the game ends.
     """
@@ -122,31 +124,88 @@ def run(setup: Setup, *, seat: int | None = None, lang: str = "en", bots: str = 
     game = Game(setup)
     if setup.deck is not None and setup.players is not None and seat_count(game) != setup.players:
         raise SetupError(t("ui.players_mismatch", lang, n=seat_count(game), players=setup.players))
+    if seat is None and agents:  # a drawn seat avoids the seats --agent names
+        from werewolf.agents.kinds import parse_rules
+
+        taken = {int(i) for items, _ in parse_rules(agents) for i in items if i.isdigit()}
+        free = [s for s in range(1, seat_count(game) + 1) if s not in taken]
+        if free:
+            seat = random.Random(f"seat:{game.setup.seed}").choice(free)
     me = pick_seat(game, seat, lang)
-    talk = TableTalk()
-    human = TerminalAgent(lang, input=input, output=output, console=console,
-                          talk=None if setup.live_speech else talk)  # live: the statements are in the log
-    bot = BOTS[bots](game, [s for s in range(1, seat_count(game) + 1) if s != me], lang, talk)
+    human = TerminalAgent(lang, input=input, output=output, console=console)
+    others = [s for s in range(1, seat_count(game) + 1) if s != me]
+    # The host hands each seat its view, asks the bots' seats to speak at their turns, and keeps
+    # every statement (the bots', and the person's typed ones in live speech) in the public log.
+    seated, transcript = seat_agents(game, me, others, bots, lang, agents, transcripts)
+    host = Host(game, seated)
     talk_clock = TalkClock(clock)
+    offered: set[tuple[str, str, str]] = set()
     intro(human, game, setup, bots)
     while not game.over:
+        host.sync()
         for d in list(game.request):
             timed = d.act == "speak" and talk_clock.started(game)
-            if timed and talk_clock.up():
+            if d.seat == me and not once(offered, game, d):
+                game.decline(d)  # an interrupt already offered in this speaking part
+            elif timed and talk_clock.up():
                 if d.seat == me:
                     human.time_up()
                 game.decline(d)
             elif d.seat == me:
-                if isinstance(bot, HeuristicAgent):
-                    bot.sync(game)  # what the bots said so far is shown before the person answers
                 if timed:
-                    talk_turn(human, game, me, d, talk_clock)
+                    talk_turn(human, host, d, talk_clock)
                 else:
-                    ask(human, game, me, d)
+                    ask(human, host, d)
             else:
-                answer_bot(bot, game, d)
-    human.finish(game, me)
+                host.answer(d)
+    host.sync()
+    human.finish(host.view(me))
+    if transcript is not None:
+        transcript.close()
     return game
+
+
+def once(offered: set[tuple[str, str, str]], game: Game, d: Decision) -> bool:
+    """Whether to ask the person ``d``: an interrupt (a self-destruct, a duel) that the rules offer
+    before every speech is asked once per speaking part of the day, the first time; a terminal has
+    no button to press at any moment, and a y/N before each of eleven speeches would stall the day."""
+    if not d.interrupt:
+        return True
+    context = getattr(d, "context", None) or {}
+    key = (game.phase, d.act, str(context.get("when", "")))
+    if key in offered:
+        return False
+    offered.add(key)
+    return True
+
+
+def seat_agents(game: Game, me: int, others: list[int], bots: str, lang: str, rules: Sequence[str],
+                transcripts: str | None) -> tuple[dict[int, Agent], Any]:
+    """The agents of the seats but the person's: ``--agent`` rules over ``bots`` (and their transcript)."""
+    from werewolf.agents.kinds import build, is_llm, kinds_by_seat, parse_rules
+    from werewolf.sim.config import team_key
+
+    parsed = parse_rules(rules)
+    if any(str(me) in items for items, _ in parsed):
+        raise SetupError(f"--agent names seat {me}, your own seat")
+    sides = {e.data["seat"]: team_key(e.data["role"]) for e in game.events
+             if e.type == "role" and e.phase == "setup" and e.data["seat"] != me}
+    kinds = kinds_by_seat(parsed, sides, bots) if parsed else dict.fromkeys(others, bots)
+    plain = [s for s in others if kinds.get(s, bots) == bots]
+    seated: dict[int, Agent] = dict.fromkeys(plain, BOTS[bots](game, plain, lang)) if plain else {}
+    transcript = None
+    rest = {s: k for s, k in kinds.items() if s not in seated}
+    if rest:
+        if transcripts and any(is_llm(k) for k in rest.values()):
+            import os
+
+            from werewolf.agents.llm import Transcript
+
+            os.makedirs(transcripts, exist_ok=True)
+            transcript = Transcript(os.path.join(transcripts, f"play-{game.setup.seed}.jsonl"), game=game.setup.seed)
+        seated.update(build(rest, seed=game.setup.seed or 0, ruleset=game.setup.ruleset, lang=lang,
+                            transcript=transcript))
+    return seated, transcript
 
 
 class TalkClock:
@@ -176,9 +235,11 @@ class TalkClock:
         return left is not None and left <= 0
 
 
-def talk_turn(human: TerminalAgent, game: Game, seat: int, d: Decision, talk_clock: TalkClock) -> None:
+def talk_turn(human: TerminalAgent, host: Host, d: Decision, talk_clock: TalkClock) -> None:
     """The person's statement in a round of the discussion; declined if the time runs out first."""
-    move = human.discuss(game, seat, talk_clock.left(), first=talk_clock.rounds == 0)
+    game, seat = host.game, d.seat
+    host.sync()
+    move = human.discuss(host.view(seat, d), talk_clock.left(), first=talk_clock.rounds == 0)
     talk_clock.rounds += 1
     if move is not None and talk_clock.up():
         human.time_up()  # typed after the clock ran out: too late
@@ -190,7 +251,7 @@ def talk_turn(human: TerminalAgent, game: Game, seat: int, d: Decision, talk_clo
         game.answer(seat, move)
     except IllegalMove as err:  # a statement too long
         human.rejected(err)
-        talk_turn(human, game, seat, d, talk_clock)
+        talk_turn(human, host, d, talk_clock)
 
 
 def intro(human: TerminalAgent, game: Game, setup: Setup, bots: str) -> None:
@@ -201,10 +262,12 @@ def intro(human: TerminalAgent, game: Game, setup: Setup, bots: str) -> None:
                           bots=t(f"ui.bots.{bots}", lang)))
 
 
-def ask(human: TerminalAgent, game: Game, seat: int, d: Decision) -> None:
+def ask(human: TerminalAgent, host: Host, d: Decision) -> None:
     """Ask the person until the engine takes the answer (an illegal one is explained, then asked again)."""
+    game, seat = host.game, d.seat
+    host.sync()
     while True:
-        move = human.choose(game, seat, d)
+        move = human.act(host.view(seat, d))
         if move is None:
             game.decline(d)
             return
@@ -213,14 +276,3 @@ def ask(human: TerminalAgent, game: Game, seat: int, d: Decision) -> None:
             return
         except IllegalMove as err:
             human.rejected(err)
-
-
-def answer_bot(bot: Agent, game: Game, d: Decision) -> None:
-    if isinstance(bot, RandomAgent):
-        game.answer_value(d, bot.value(d))
-        return
-    move = bot.choose(game, d.seat, d)
-    if move is None:
-        game.decline(d)
-    else:
-        game.answer(d.seat, move)

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from werewolf.agents import Host
 from werewolf.agents.heuristic import HeuristicAgent, Mind, tie_row
-from werewolf.agents.speech import KINDS, Act, Channel, messages, render
+from werewolf.agents.speech import KINDS, Act, messages, render
 from werewolf.core.game import Game, Setup
 from werewolf.core.views import visible_events
 from werewolf.i18n import LANGS, placeholders
@@ -35,34 +36,33 @@ def setup_id(s: Setup) -> str:
     return f"{s.ruleset}-{s.deck if isinstance(s.deck, str) else len(s.deck or ()) or s.players}"
 
 
-def play(setup: Setup, seed: int, strict: bool) -> tuple[Game, HeuristicAgent]:
+def play(setup: Setup, seed: int, strict: bool) -> tuple[Game, HeuristicAgent, Host]:
     """Every seat a heuristic bot; each move goes through the engine's checks (an illegal one raises)."""
     game = Game(Setup(setup.ruleset, deck=setup.deck, options=setup.options, players=setup.players, seed=seed))
-    agent = HeuristicAgent(random.Random(seed), channel=Channel(), strict=strict)
-    while not game.over:
-        for d in game.request:
-            move = agent.choose(game, d.seat, d)
-            if move is None:
-                game.decline(d)
-            else:
-                game.answer(d.seat, move)
-    agent.sync(game)  # the bots read the log lazily, when asked: let them read it to the end
-    return game, agent
+    agent = HeuristicAgent(random.Random(seed), strict=strict)
+    host = Host(game, default=agent)
+    host.run()
+    for seat in list(agent.minds):  # the bots read their views when asked: let them read to the end
+        agent.mind(host.view(seat))
+    return game, agent, host
 
 
 @pytest.mark.parametrize("setup", SETUPS, ids=setup_id)
 def test_bots_play_legally_and_see_only_their_own_view(setup: Setup) -> None:
     for seed in range(12):
-        game, agent = play(setup, seed, strict=True)
+        game, agent, host = play(setup, seed, strict=True)
         assert agent.minds, "the bots played"
+        said = [e for e in host.public if e.type == "statement"]
         for seat, mind in agent.minds.items():
-            # exactly the seat's view, in order, from the core's one definition of it
-            assert mind.seen == visible_events(game.events, seat)
+            assert mind.seen is not None
+            # exactly the seat's view, in order, from the core's one definition of it, and the table's statements
+            assert [e for e in mind.seen if e.type != "statement"] == visible_events(game.events, seat)
+            assert [e for e in mind.seen if e.type == "statement"] == said
             # and it never holds the game: no attribute of it, on either engine (a one-night mind leaves
             # the day-and-night fields unset; a compiled Mind has no __slots__ to list them, dir() has them all)
             assert not any(isinstance(getattr(mind, a, None), Game) for a in dir(mind))
         # sharing the public board (the fast path) changes nothing: public knowledge is everyone's
-        fast, _ = play(setup, seed, strict=False)
+        fast, _, _ = play(setup, seed, strict=False)
         assert fast.answers == game.answers
 
 
@@ -70,10 +70,10 @@ def test_speech_acts_render_in_every_language() -> None:
     acts: list[Act] = []
     for setup in (Setup("classic", players=12), Setup("wechat", players=12), Setup("onuw", players=6)):
         for seed in range(10):
-            _, agent = play(setup, seed, strict=False)
-            acts += agent.channel.acts
+            _, _, host = play(setup, seed, strict=False)
+            acts += host.talk.acts
     kinds = {a.kind for a in acts}
-    assert kinds == set(KINDS), kinds  # the bots use every kind of act
+    assert kinds == set(KINDS) - {"vote"}, kinds  # the bots use every kind of act (vote intentions: heard only)
     for lang in LANGS:
         for act in acts:
             text = render(act, lang, speaker=True)
@@ -97,11 +97,7 @@ def test_speech_catalogues_agree() -> None:
 
 def test_live_play_speech_is_the_bots_text() -> None:
     game = Game(Setup("classic", players=12, seed=3, live_speech=True))
-    agent = HeuristicAgent(random.Random(3), lang="zh-Hant")
-    while not game.over:
-        for d in game.request:
-            move = agent.choose(game, d.seat, d)
-            game.decline(d) if move is None else game.answer(d.seat, move)
+    Host(game, default=HeuristicAgent(random.Random(3), lang="zh-Hant")).run()
     said = [e.data["text"] for e in game.events if e.type == "speech" and "text" in e.data]
     assert said and all(re.search(r"[\u4e00-\u9fff]", s) for s in said)
 
@@ -142,17 +138,18 @@ def test_cached_suspicion_is_what_a_fresh_look_gives(setup: Setup) -> None:
     # decision, what a mind would use must equal what it computes from scratch.
     for seed in range(6):
         game = Game(Setup(setup.ruleset, deck=setup.deck, players=setup.players, seed=seed))
-        agent = HeuristicAgent(random.Random(seed), channel=Channel())
+        agent = HeuristicAgent(random.Random(seed))
+        host = Host(game, default=agent)
         checked = 0
         while not game.over:
             for d in game.request:
-                agent.sync(game)
-                for mind in agent.minds.values():
+                host.sync()
+                for seat in list(agent.minds):
+                    mind = agent.mind(host.view(seat))
                     cached = (list(mind.scores()), dict(mind.trust()), list(mind.threats()) if mind.pack else [])
                     assert cached == fresh(mind), (seed, game.phase, mind.seat)
                     checked += 1
-                move = agent.choose(game, d.seat, d)
-                game.decline(d) if move is None else game.answer(d.seat, move)
+                host.answer(d)
         assert checked > 100
 
 

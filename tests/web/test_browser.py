@@ -65,6 +65,9 @@ def play_turn(page: Any, rng: random.Random, talk: bool = True) -> bool:
 
     ``talk=False`` leaves the one-night discussion to the caller (its turn may appear at any moment).
     """
+    if page.locator("#cover").count():  # face to face: the screen is covered until its holder taps
+        page.click("#cover")
+        return True
     if page.locator("#decide button:enabled").count() == 0:
         return False
     if page.locator("#ready-to-vote:enabled").count():  # the one-night discussion

@@ -98,23 +98,23 @@ def test_a_finished_game_leaves_memory_after_its_grace_and_comes_back_identical(
         rid, token = finished(c)
         before = answers_of(c, rid, token)
         assert '"game_over":{' in before["view"] and '"status":"over"' in before["info"]
-        clock.advance(29 * 60)
-        sweep(c)
-        assert rid in hub(c).rooms  # within the grace: the phones see the final reveal
-        clock.advance(2 * 60)
-        sweep(c)
-        assert rid not in hub(c).rooms
+        with c.websocket_connect(f"/api/rooms/{rid}/ws?token={token}") as ws:  # a phone shows the reveal
+            assert ws.receive_text() == before["view"]
+            clock.advance(29 * 60)
+            sweep(c)
+            assert rid in hub(c).rooms  # watched, within the grace: the phones see the final reveal
+            clock.advance(2 * 60)
+            sweep(c)
+            assert rid not in hub(c).rooms
         assert answers_of(c, rid, token) == before  # replayed from the database on demand
         assert rid in hub(c).rooms
         with c.websocket_connect(f"/api/rooms/{rid}/ws?token={token}") as ws:
             assert ws.receive_text() == before["view"]
-        # A request counts as use: the room stays its grace after the last one, then leaves again.
-        clock.advance(20 * 60)
-        c.get(f"/api/rooms/{rid}")
-        clock.advance(20 * 60)
+        # Unwatched, it leaves within a minute of its last request or its last socket's close.
+        clock.advance(20)
         sweep(c)
         assert rid in hub(c).rooms
-        clock.advance(11 * 60)
+        clock.advance(11)
         sweep(c)
         assert rid not in hub(c).rooms
 

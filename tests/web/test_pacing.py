@@ -328,3 +328,24 @@ def test_a_quick_person_does_not_shorten_the_step(tmp_path: Path) -> None:
     asked, answered, following, told = asyncio.run(run())
     assert told  # her result, at once
     assert following - asked >= PACE.low + PACE.gap - 0.06
+
+
+def test_a_step_a_person_owes_stops_the_clock_once_its_time_is_over() -> None:
+    """Once a person's step has lasted its time, only their answer moves the room on: the pacer is not due
+    again (it was due at once, for ever: every room whose player thought at night spun the server)."""
+    setup = Setup("classic", seats=SEER_FIRST, seed=1)
+    g = Game(setup)
+    clock = 1000.0
+    pacer = Pacer(PACE, g.events, 0, clock, random.Random(1))
+    while pacer.step is None or not pacer.settled(g.events):  # on to the first step, wholly released
+        if not pacer.advance(g.events, clock):
+            clock += 0.5
+    owed = g.pending()
+    assert owed and pacer.due(g.events) == pacer.hold_until > clock
+    clock = pacer.hold_until + 0.1
+    assert not pacer.advance(g.events, clock)  # over, but nothing more to release: the holder still owes it
+    assert pacer.due(g.events) is None and pacer.bots_may_answer(g.events, clock)
+    for d in owed:
+        g.decline(d)
+    if not pacer.settled(g.events):  # the answer's events: the clock moves the room on again
+        assert pacer.due(g.events) is not None

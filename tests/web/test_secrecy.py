@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from werewolf.core.events import Event
+from werewolf.i18n import narrate
 from werewolf.web.pacing import Pace
 from werewolf.web.rooms import Hub, Room, Subscriber
 from werewolf.web.store import Store
@@ -63,6 +64,28 @@ def check(v: dict[str, Any], room: Room, seat: int | None, host: bool = False) -
         assert v["game_over"] is None and not v["speaking"]
     if "text" in v:
         assert len(v["text"]["events"]) == len(v["events"])
+        # Narrated once per language for every seat an event does not name: the same words as its own.
+        told = [e for e in shown if e.to is None or (seat is not None and seat in e.to)]
+        assert v["text"]["events"] == [narrate(e, v["text"]["lang"], seat) for e in told]
+
+
+def apply(view: dict[str, Any] | None, message: dict[str, Any]) -> dict[str, Any]:
+    """A delta socket's message applied as app.js applies it (a full view replaces everything)."""
+    if "base" not in message:
+        assert isinstance(message.get("v"), int)
+        return message
+    assert view is not None and view["v"] == message["base"] and message["v"] == message["base"] + 1
+    out = {**view, **message["set"], "v": message["v"], "events": view["events"] + message["events"]}
+    if "text" in message:
+        out["text"] = {**view["text"], **message["text"],
+                       "events": view["text"]["events"] + message["text"]["events"]}
+    return out
+
+
+def check_delta(message: dict[str, Any], room: Room, seat: int | None, before: int) -> None:
+    """A delta holds exactly the seat's released events it was not sent yet: no other seat's, none unreleased."""
+    if "base" in message:
+        assert message["events"] == addressed(room.shown(), seat)[before:]
 
 
 async def play(tmp: Path, ruleset: str, deck: str, seed: int, humans: int, bot_kind: str) -> int:
@@ -78,11 +101,14 @@ async def play(tmp: Path, ruleset: str, deck: str, seed: int, humans: int, bot_k
         for s in people:
             await hub.join(room, f"p{s}", s)
         langs = [None, "en", "zh-Hant"]
-        subs = [Subscriber(s, False, rng.choice(langs)) for s in range(1, room.n + 1)]
-        subs += [Subscriber(None, False, None), Subscriber(None, True, "zh-Hans")]
+        subs = [Subscriber(s, False, rng.choice(langs), delta=rng.random() < 0.5) for s in range(1, room.n + 1)]
+        subs += [Subscriber(None, False, None), Subscriber(None, True, "zh-Hans"),
+                 Subscriber(None, False, "en", delta=True),
+                 Subscriber(rng.randint(1, room.n), False, "zh-Hant", delta=True)]
+        views: dict[int, dict[str, Any] | None] = {id(sub): None for sub in subs}
         room.subs.update(subs)
         await hub.start_game(room, fill_with_bots=True)
-        pushes = 0
+        pushes = deltas = 0
         for _ in range(20_000):
             for sub in subs:  # what each socket is sent now
                 if sub.dirty.is_set():
@@ -90,7 +116,16 @@ async def play(tmp: Path, ruleset: str, deck: str, seed: int, humans: int, bot_k
                     text = await hub.push(room, sub)
                     if text is not None:
                         pushes += 1
-                        check(json.loads(text), room, sub.seat, sub.host)
+                        message = json.loads(text)
+                        if sub.delta:
+                            old = views[id(sub)]
+                            check_delta(message, room, sub.seat, len(old["events"]) if old else 0)
+                            deltas += "base" in message
+                            views[id(sub)] = message = apply(old, message)
+                            if rng.random() < 0.05:  # the phone lost track: it asks for the full view
+                                sub.want_full = True
+                                sub.dirty.set()
+                        check(message, room, sub.seat, sub.host)
             if room.over():
                 break
             asked = [s for s in people if room.pending(s)]
@@ -112,6 +147,7 @@ async def play(tmp: Path, ruleset: str, deck: str, seed: int, humans: int, bot_k
                 except Exception as err:  # noqa: BLE001
                     assert getattr(err, "status", None) == 409, err
         assert room.over(), room.phase()
+        assert deltas > 0
         return pushes
     finally:
         await hub.stop()
@@ -192,3 +228,27 @@ def test_the_sockets_of_a_paced_room_get_one_step_at_a_time(tmp_path: Path) -> N
             assert sum(e["type"] == "step" for e in new) <= 1, new
             seen = len(v["events"])
         assert sum(e["type"] == "step" for e in messages[who][-1]["events"]) >= 4
+
+
+def test_a_delta_socket_gets_the_full_view_then_deltas_and_the_full_view_again_when_it_asks(client: Any) -> None:
+    from .conftest import auth
+
+    r = client.post("/api/rooms", json={"ruleset": "classic", "deck": "classic9", "bots": list(range(2, 10)),
+                                        "bot_kind": "random"}).json()
+    rid, host = r["room"], r["host_token"]
+    token = client.post(f"/api/rooms/{rid}/join", json={"name": "Ann"}).json()["token"]
+    with client.websocket_connect(f"/api/rooms/{rid}/ws?delta=true&lang=en",
+                                  subprotocols=["werewolf", f"token.{token}"]) as ws:
+        view = apply(None, json.loads(ws.receive_text()))  # on connect: the full view, with its version
+        assert view["v"] == 1 and view["events"] == [] and view["room"]["status"] == "lobby"
+        client.post(f"/api/rooms/{rid}/start", headers=auth(host))
+        message = json.loads(ws.receive_text())
+        assert "base" in message and "seat" not in message["set"] and message["set"]["room"]["status"] == "playing"
+        view = apply(view, message)
+        room = client.app.state.hub.rooms[rid]
+        assert view["events"] == addressed(room.shown(), 1)
+        assert view["text"]["events"] == [narrate(e, "en", 1) for e in room.shown() if e.visible_to(1)]
+        ws.send_text('{"full": true}')  # a phone that lost track
+        again = json.loads(ws.receive_text())
+        assert "base" not in again and again["v"] == view["v"] + 1
+        assert {k: x for k, x in again.items() if k != "v"} == {k: x for k, x in view.items() if k != "v"}

@@ -1,17 +1,19 @@
 """Heuristic bots: players that use what their role knows, talk, and vote on evidence.
 
 One ``HeuristicAgent`` plays any number of seats of one game; each seat has its
-own ``Mind``, which learns only from
+own ``Mind``, which learns only from its seat's ``SeatView`` (``werewolf.core.views``):
 
-- the events of its own seat's view (``Event.visible_to(seat)``, the rule of
-  ``werewolf.core.views``): its role, its night results, the public log;
-- the public ``Board``: what every seat may know, kept up to date from public
-  events and from the speech acts of the table's ``Channel``.
+- the seat's private log: its role, its night results;
+- the public ``Board``: what every seat may know, read from the view's public
+  log: the public events and every seat's statements (``statement`` events),
+  whoever made them: a bot, a person, an LLM.
 
-The agent reads the game's log incrementally (a cursor, not a rescan) and
-hands each event to the boards and minds allowed to see it; ``strict=True``
-gives every mind its own board and checks every hand-over, which the tests use
-to show that no bot reads outside its view. A mind never holds the game.
+It reads each view incrementally (counts of what it has read, not a rescan);
+the public board is shared by the minds of one agent, as it is the same in every
+seat's view. ``strict=True`` gives every mind its own board and checks every
+hand-over; the tests play the same games strict and shared, and with one agent
+per seat, which shows that no mind uses another seat's information. A mind
+never holds the game, and the agent is never handed it.
 
 How they play (RULES.md's roles, simplified):
 
@@ -29,9 +31,10 @@ How they play (RULES.md's roles, simplified):
   day's accusations; the sheriff calls the vote and the village follows a
   sheriff it trusts.
 
-Speech acts (``werewolf.agents.speech``) are said at the seat's speaking turns
-(``speech`` and ``last_words`` events; in the one-night rulesets, the timed
-``discussion``), or as the text of a ``speak`` decision in live play.
+Speech acts (``werewolf.agents.speech``) are what ``speak`` returns at the seat's
+speaking turns (``speech`` and ``last_words`` events; in the one-night rulesets,
+the timed ``discussion``), which the ``Host`` puts in the public log; in live
+play they are the text of a ``speak`` decision, read back by ``werewolf.agents.parse``.
 """
 
 from __future__ import annotations
@@ -46,10 +49,10 @@ from typing import Any, Final
 from mypy_extensions import i64
 
 from werewolf.agents import Agent
-from werewolf.agents.speech import Act, Channel, speech_text
+from werewolf.agents.speech import Act, Channel
 from werewolf.core.decisions import AnyOf, Choice, Decision, Flag, Move, Pair, Subset, Target
 from werewolf.core.events import Event
-from werewolf.core.game import Game
+from werewolf.core.views import SeatView
 from werewolf.roles import ROLES
 
 WOLFISH: Final = ("wolf", "not_village")  # check results that name a wolf
@@ -96,7 +99,7 @@ class Board:
     __slots__ = ("n", "alive", "day", "night", "sheriff", "candidates", "claims", "reports", "accused",
                  "vouched", "call", "exposed", "cleared", "votes_for", "pk", "killed", "version", "claims_version",
                  "_seers", "_listener", "_table_night", "_night_claims", "_suspicion", "_suspicion_version", "stamp",
-                 "_threats", "_threats_stamp")
+                 "_threats", "_threats_stamp", "read")
 
     def __init__(self) -> None:
         self.n = 0
@@ -130,6 +133,7 @@ class Board:
         self.stamp = 0  # counts every change to the board
         self._threats: dict[tuple[tuple[int, ...], int], list[float]] = {}
         self._threats_stamp = 0
+        self.read = 0  # how much of the public log (seat views' ``public``) this board has read
 
     # -- public events -----------------------------------------------------------------
     def observe(self, e: Event) -> None:
@@ -301,37 +305,44 @@ class Board:
 
     # -- speech acts -------------------------------------------------------------------
     def hear(self, act: Act) -> None:
-        self.hear_all((act,))
+        self.heard(act.seat, act.kind, act.target, act.role, act.result)
 
     def hear_all(self, acts: Iterable[Act]) -> None:
-        """Speech acts, in the order they were said (a speaking turn's at once: one call, not one an act)."""
+        """Speech acts, in the order they were said."""
         for act in acts:
-            seat, k, target, role, result = act.seat, act.kind, act.target, act.role, act.result
-            self.stamp += 1
-            if k == "claim" and role:
-                self.claims[seat] = role
-                self.claims_version += 1
-            elif k == "check" and target is not None:
-                self.reports.setdefault(seat, {})[target] = result or role or ""
-                self.claims_version += 1
-            elif k == "accuse" and target is not None:
-                self.accused.setdefault(target, set()).add(seat)
-            elif k == "vouch" and target is not None:
-                self.vouched.setdefault(target, set()).add(seat)
-            elif k == "call":
-                if seat == self.sheriff:
-                    self.call = target
-                continue
-            elif k == "defend":
-                continue
-            self.version += 1
+            self.heard(act.seat, act.kind, act.target, act.role, act.result)
+
+    def _statement(self, d: dict[str, Any]) -> None:
+        """A seat's statement in the public log, whoever made it (a bot, a person, an LLM)."""
+        self.heard(d["seat"], d["kind"], d.get("target"), d.get("role"), d.get("result"))
+
+    def heard(self, seat: int, k: str, target: int | None, role: str | None, result: str | None) -> None:
+        """One statement: ``seat`` says ``k`` (about ``target``, ``role``, ``result``)."""
+        self.stamp += 1
+        if k == "claim" and role:
+            self.claims[seat] = role
+            self.claims_version += 1
+        elif k == "check" and target is not None:
+            self.reports.setdefault(seat, {})[target] = result or role or ""
+            self.claims_version += 1
+        elif (k == "accuse" or k == "vote") and target is not None:  # a vote intention accuses
+            self.accused.setdefault(target, set()).add(seat)
+        elif k == "vouch" and target is not None:
+            self.vouched.setdefault(target, set()).add(seat)
+        elif k == "call":
+            if seat == self.sheriff:
+                self.call = target
+            return
+        elif k == "defend":
+            return
+        self.version += 1
 
 
 _BOARD: Final[dict[str, Callable[[Board, dict[str, Any]], None]]] = {
     "game_start": Board._start, "night": Board._night, "day": Board._day, "announce": Board._announce,
     "death": Board._death, "explode": Board._explode, "duel": Board._duel, "shoot": Board._shoot,
     "reveal": Board._reveal, "sheriff": Board._sheriff, "candidates": Board._candidates, "votes": Board._votes,
-    "pk": Board._pk,
+    "pk": Board._pk, "statement": Board._statement,
 }
 # The public events that change what Mind.scores reads (the rest only move the clock, the living, the badge).
 _EVIDENCE: Final = frozenset(("game_start", "day", "announce", "explode", "duel", "shoot", "reveal", "votes"))
@@ -406,7 +417,7 @@ class Mind:
     __slots__ = ("seat", "tie_rows", "board", "rng", "ruleset", "salt", "strict", "seen", "role", "dealt", "wolf",
                  "pack", "good", "checks", "reported", "victims", "victim", "victim_night", "claimed", "faker",
                  "fake_checks", "fake_day", "vouched", "bottom", "lover", "last_dream", "cards", "center_seen",
-                 "now_role", "robbed", "_cache", "_trust", "_liars", "_trust_at", "version", "acts")
+                 "now_role", "robbed", "_cache", "_trust", "_liars", "_trust_at", "version", "acts", "read")
 
     def __init__(self, seat: int, board: Board, rng: random.Random, ruleset: str, salt: int,
                  strict: bool = False, tie_rows: dict[tuple[int, ...], list[float]] | None = None) -> None:
@@ -424,6 +435,7 @@ class Mind:
         self.pack: set[int] = set()  # wolves I know (me included when I am one)
         self.good: set[int] = set()  # players I know to be good
         self.version = 0
+        self.read = 0  # how much of its seat's private log it has read
         # one-night rulesets
         self.cards: dict[int, str] = {}  # what I saw: seat -> card (at the time I saw it)
         self.center_seen: dict[int, str] = {}
@@ -463,6 +475,8 @@ class Mind:
             self.seen.append(e)
         handler = _MIND.get(e.type)
         if handler is not None:
+            if e.type == "victim":  # the night it was told, whenever the mind reads it (not the board's night)
+                self.victim_night = int(e.phase[5:]) if e.phase.startswith("night") else self.board.night
             handler(self, e.data)
             self.version += 1
 
@@ -496,7 +510,6 @@ class Mind:
 
     def _victim(self, d: dict[str, Any]) -> None:
         self.victim = d.get("target")
-        self.victim_night = self.board.night
         for s in d.get("targets") or ([d["target"]] if d.get("target") is not None else []):
             self.victims.add(s)
 
@@ -1294,118 +1307,84 @@ _ACTS: Final[dict[str, Callable[[Mind, Decision], Move | None]]] = {
 }
 
 _NIGHT_ACTS: Final = {**_ACTS, "check": Mind.look, "vote": Mind.night_vote}
-# The event types that HeuristicAgent.dispatch does anything with (unless strict).
-_HEARD: Final = frozenset({*_BOARD, *_MIND, "speech", "last_words", "discussion"})
 
 
 class HeuristicAgent(Agent):
-    """Plays ``seats`` (None: every seat it is dealt a role for) of one game with heuristic minds.
+    """Plays the seats it is asked for, each with its own heuristic ``Mind``, from seat views only.
 
-    ``channel`` is the table's public talk (shared with whoever else reads it);
-    ``lang`` is the language of live play's ``speak`` answers. One agent per game.
-    ``strict``: every mind gets its own board and records what it was handed
-    (``Mind.seen``), and each hand-over is checked against the seat's view.
+    One agent may play any number of seats of one game (the web's and the terminal's bots, the
+    simulations): each seat's mind learns only from that seat's ``SeatView``: its private log,
+    and the public log (events and every seat's statements), which the minds share as one
+    ``Board`` since it is the same for every seat. ``seats``, when given, are the only seats it
+    may be asked for (anything else is refused). ``lang`` is the language of live play's
+    ``speak`` answers. ``strict``: every mind gets its own board, read from its own view, and
+    records what it was handed (``Mind.seen``); the tests play the same games both ways.
     """
 
     def __init__(self, rng: random.Random | None = None, *, channel: Channel | None = None,
                  seats: Iterable[int] | None = None, ruleset: str | None = None, strict: bool = False,
-                 lang: str = "en") -> None:
+                 lang: str = "en", salt: int | None = None) -> None:
         self.rng = rng or random.Random()
-        self.channel = channel if channel is not None else Channel()
+        self.channel = channel  # unused: the table's statements are in the seats' views (kept for callers)
         self.only = frozenset(seats) if seats is not None else None
         self.ruleset = ruleset
         self.strict = strict
         self.lang = lang
-        self.salt = self.rng.getrandbits(32)
+        # The seed of the fixed tie-breaks (drawn from ``rng`` unless given: agents given the same salt
+        # and one random stream play alike, however the seats are shared out among them).
+        self.salt = self.rng.getrandbits(32) if salt is None else salt
         self.tie_rows: dict[tuple[int, ...], list[float]] = {}  # fixed tie-breaks, a function of the salt only
-        self.board = Board()  # shared by every mind: public knowledge only
+        self.board = Board()  # shared by every mind: the public log, the same in every seat's view
         self.minds: dict[int, Mind] = {}
-        self.public: list[Event | Act] = []  # strict: what a mind made later catches up on
-        self.cursor = 0
-        self.live = False  # live play: minds speak when asked to (``speak``), not at the log's turn events
         self.rounds: dict[int, int] = {}  # seat -> the rounds of a live one-night discussion it was asked
 
-    def _new_mind(self, seat: int) -> Mind:
-        board = Board() if self.strict else self.board
-        m = Mind(seat, board, self.rng, self.ruleset or "classic", self.salt, self.strict, self.tie_rows)
-        for item in self.public:  # strict only: the public record so far, as anyone at the table heard it
-            if isinstance(item, Act):
-                board.hear(item)
-            else:
-                board.observe(item)
-                m.observe(item)
-        self.minds[seat] = m
+    def mind(self, view: SeatView) -> Mind:
+        """The seat's mind, caught up with everything new in its view."""
+        seat = view.seat
+        m = self.minds.get(seat)
+        if m is None:
+            if self.only is not None and seat not in self.only:
+                raise ValueError(f"this agent plays seats {sorted(self.only)}, not seat {seat}")
+            if self.ruleset is None:
+                self.ruleset = view.ruleset
+            board = Board() if self.strict else self.board
+            m = self.minds[seat] = Mind(seat, board, self.rng, self.ruleset, self.salt, self.strict, self.tie_rows)
+        board = m.board
+        if self.strict:  # its own board: everything new in its view, in order, checked and recorded
+            for e in view.events_since(board.read, m.read):
+                if e.to is None:
+                    board.observe(e)
+                m.observe(e)
+            board.read, m.read = view.public.stop, view.private.stop
+            return m
+        public = view.public
+        n = public.stop
+        if board.read < n:  # the shared board: the public log, read once whichever seat's view shows it
+            for e in public.since(board.read):
+                if e.type in _BOARD:
+                    board.observe(e)
+            board.read = n
+        private = view.private
+        if m.read < private.stop:
+            for e in private.since(m.read):
+                m.observe(e)
+            m.read = private.stop
         return m
 
-    def sync(self, game: Game) -> None:
-        """Hand every new event of the log to the boards and minds that may see it."""
-        if self.ruleset is None:
-            self.ruleset = game.setup.ruleset
-        events = game.events
-        n = len(events)
-        if self.cursor < n:
-            self.live = bool(getattr(game.setup, "live_speech", False))
-            dispatch = self.dispatch
-            # Events that no board, mind or speaker reads (the moderator's log, the night's step calls)
-            # are passed over, unless strict minds are to record everything they were shown.
-            heard = None if self.strict else _HEARD
-            for i in range(self.cursor, n):
-                e = events[i]
-                if heard is None or e.type in heard:
-                    # The cursor moves one event at a time: what a bot says while reading event i is
-                    # placed right after it (the terminal's TableTalk reads the cursor).
-                    self.cursor = i + 1
-                    dispatch(e)
-            self.cursor = n
+    def act(self, view: SeatView) -> Move | None:
+        d = view.decision
+        if d is None:
+            return None
+        return self.mind(view).decide(d)
 
-    def dispatch(self, e: Event) -> None:
-        to = e.to
-        if to is not None:
-            for s in to:
-                m = self.minds.get(s)
-                if m is None:
-                    if e.type != "role" or (self.only is not None and s not in self.only):
-                        continue
-                    m = self._new_mind(s)
-                m.observe(e)
-            return
-        if self.strict:
-            self.public.append(e)
-            for m in self.minds.values():
-                m.board.observe(e)
-                m.observe(e)
-        else:
-            self.board.observe(e)
-        t = e.type
-        if t == "speech" or t == "last_words":
-            m = self.minds.get(e.data["seat"])
-            if m is not None and not self.live:
-                self.say(m.speak(e.data.get("part", "last_words")))
-        elif t == "discussion" and not self.live:  # one-night: everyone speaks, in seat order
-            minds = self.minds
-            for s in sorted(minds):
-                self.say(minds[s].speak_one_night())  # what speak("discussion") says in a one-night game
-
-    def say(self, acts: list[Act]) -> None:
-        post = self.channel.post
-        for act in acts:
-            post(act)
-            if self.strict:
-                self.public.append(act)
-                for m in self.minds.values():
-                    m.board.hear(act)
-        if not self.strict:  # the shared board hears the turn's acts in one go (no one reads it meanwhile)
-            self.board.hear_all(acts)
-
-    def choose(self, game: Game, seat: int, decision: Decision) -> Move | None:
-        self.sync(game)
-        m = self.minds.get(seat) or self._new_mind(seat)
-        if decision.act == "speak":  # live play: this turn's acts, as text
-            part = getattr(decision, "part", "discussion")
-            acts = self.discussion_round(m) if self.ruleset in ONE_NIGHT else m.speak(part)
-            self.say(acts)
-            return {"act": "speak", "text": speech_text(acts, self.lang)}
-        return m.decide(decision)
+    def speak(self, view: SeatView) -> list[Act]:
+        """The seat's statements at its speaking turn (live: its ``speak`` decision)."""
+        m = self.mind(view)
+        part = view.part or "discussion"
+        if self.ruleset in ONE_NIGHT:
+            live = view.decision is not None
+            return self.discussion_round(m) if live else m.speak_one_night()
+        return m.speak(part)
 
     def discussion_round(self, m: Mind) -> list[Act]:
         """My statement in one round of a live one-night discussion: everything I have to say in the
@@ -1420,13 +1399,12 @@ class HeuristicAgent(Agent):
             return [Act(m.seat, "defend")]
         return []
 
-    def value(self, game: Game, decision: Decision) -> Any:
-        """The engine value of this bot's answer, unchecked (for trusted, fast loops)."""
-        if decision.act == "speak" or self.ruleset is None:
-            move = self.choose(game, decision.seat, decision)
-        else:  # choose's path, one call shorter: it runs once per decision of every simulated game
-            if self.cursor < len(game.events):
-                self.sync(game)
-            m = self.minds.get(decision.seat) or self._new_mind(decision.seat)
-            move = m.decide(decision)
-        return decision.default_value() if move is None else decision.value(move)
+    def value_of(self, view: SeatView) -> Any:
+        """The engine value of this bot's answer to ``view.decision``, unchecked (trusted, fast loops)."""
+        d = view.decision
+        assert d is not None
+        m = self.minds.get(view.seat)
+        if m is None or self.strict or m.board.read < view.public.stop or m.read < view.private.stop:
+            m = self.mind(view)  # something new to read (else the seat's mind is as its view)
+        move = m.decide(d)
+        return d.default_value() if move is None else d.value(move)

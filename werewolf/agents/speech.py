@@ -1,10 +1,11 @@
 """Structured speech acts: what a bot says at its speaking turn, as data and as sentences.
 
 The engine's log records *that* a seat spoke (``speech``, ``last_words``), not
-what it said. Bots talk through speech acts instead: claim a role, report a
-check, accuse, defend, vouch, and the sheriff's call of the vote. Acts are
-public: the simulation harness keeps them in a ``Channel`` (one per game) that
-every bot reads, in the order they were said, beside the events of its own view.
+what it said (live play: the text). Agents talk through speech acts: claim a role,
+report a check, accuse, defend, vouch, state a vote intention, and the sheriff's
+call of the vote. Acts are public: the ``Host`` (``werewolf.agents``) puts each in
+every seat's view as a ``statement`` event, in the order said, and keeps them in a
+``Channel`` (one per game, a transcript); text is read into acts by ``werewolf.agents.parse``.
 ``render`` turns an act into a sentence in any language of ``werewolf.i18n``
 (the messages live in ``werewolf/i18n/speech_<lang>.json``).
 """
@@ -22,8 +23,8 @@ from werewolf.i18n import DEFAULT_LANG, LANGS, normalize_lang, role_name, t
 
 # claim: "I am the <role>"; check: "I checked <target>: <result>" (one-night: <role>, the card seen);
 # accuse: "<target> is a wolf"; defend: "I am good"; vouch: "<target> is good";
-# call: the sheriff calls the vote on <target>.
-KINDS = ("claim", "check", "accuse", "defend", "vouch", "call")
+# call: the sheriff calls the vote on <target>; vote: "I will vote for <target>" (an intention).
+KINDS = ("claim", "check", "accuse", "defend", "vouch", "call", "vote")
 
 
 class Act:

@@ -3,7 +3,7 @@
 ``TerminalAgent`` shows its player only what ``Event.visible_to`` allows for
 its seat, narrated in the player's language (``werewolf.i18n``); once the
 player is known to be dead, only the public log. Decisions come as numbered
-menus built from ``Decision.options()``; interrupts (self-destruct, duel) as a
+menus built from ``Decision.options()`` (keyed by seat number; ``menu_keys``); interrupts (self-destruct, duel) as a
 quick y/N. Input and output are plain text streams, so tests can drive it.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import select
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
 from rich.columns import Columns
@@ -20,12 +20,12 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from werewolf.agents import Agent
-from werewolf.agents.speech import Act, Channel, render
+from werewolf.agents import Agent, statement_act
+from werewolf.agents.speech import render
 from werewolf.core.decisions import AnyOf, Decision, Move, Pair, Subset
 from werewolf.core.errors import IllegalMove
 from werewolf.core.events import Event
-from werewolf.core.game import Game
+from werewolf.core.views import SeatView
 from werewolf.i18n import faction_name, has, narrate, normalize_lang, phase_name, role_description, role_name, t
 from werewolf.roles import ROLES
 
@@ -49,31 +49,60 @@ def clock_text(seconds: float) -> str:
     return f"{whole // 60}:{whole % 60:02d}"
 
 
-class TableTalk(Channel):
-    """The bots' speech acts, each with how many of the game's events were out when it was said,
-    so that the terminal shows it in its place in the log (after the speaking turn it belongs to)."""
+SEAT_ARGS = ("target", "seat")
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.after: list[int] = []
-        self.where: Callable[[], int] = lambda: 0
 
-    def post(self, act: Act) -> None:
-        super().post(act)
-        self.after.append(self.where())
+def _letters(i: int) -> str:
+    """``a`` … ``z``, then ``aa``, ``ab`` …: keys for options that name no single seat."""
+    out = ""
+    i += 1
+    while i:
+        i, r = divmod(i - 1, 26)
+        out = chr(ord("a") + r) + out
+    return out
+
+
+def _one_seat(move: Move) -> int | None:
+    """The seat an option names, when it names one seat and nothing else."""
+    args = [(k, v) for k, v in move.items() if k not in ("act", "seat", "when")]
+    if len(args) != 1:
+        return None
+    name, value = args[0]
+    return value if name in SEAT_ARGS and isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _nothing(value: Any) -> bool:
+    """Whether an option's value is doing nothing (no target, no, none of the seats)."""
+    return value is None or value is False or (isinstance(value, tuple) and not value)
+
+
+def menu_keys(decision: Decision, opts: Sequence[Move]) -> list[tuple[str, Move]]:
+    """Each option with the key that chooses it: the seat number for an option naming one seat
+    (so that after a death seat 6 is still 6), ``0`` for doing nothing, letters for the rest."""
+    seats = [_one_seat(o) for o in opts]
+    taken = [s for s in seats if s is not None]
+    out: list[tuple[str, Move]] = []
+    letters = 0
+    for o, seat in zip(opts, seats):
+        if seat is not None and taken.count(seat) == 1:
+            out.append((str(seat), o))
+        elif _nothing(decision.value(o)):
+            out.append(("0", o))
+        else:
+            out.append((_letters(letters), o))
+            letters += 1
+    return out
 
 
 class TerminalAgent(Agent):
-    """A human player reading a terminal (or any pair of text streams)."""
+    """A human player reading a terminal (or any pair of text streams), from its seat's view."""
 
     def __init__(self, lang: str = "en", input: TextIO | None = None, output: TextIO | None = None, *,
-                 console: Console | None = None, talk: TableTalk | None = None) -> None:
+                 console: Console | None = None) -> None:
         self.lang = normalize_lang(lang)
-        self.talk = talk  # the bots' statements, shown as they come (games without live speech)
-        self.heard = 0
         self.input = input if input is not None else sys.stdin
         self.console = console or Console(file=output, highlight=False, emoji=False)
-        self.shown = 0  # how many of the game's events this agent has gone through
+        self.shown = (0, 0)  # how much of the seat's public and private logs has been narrated
         self.dead = False
         self.role: str | None = None
 
@@ -84,30 +113,22 @@ class TerminalAgent(Agent):
         return self.t("fmt.none") if seat is None else self.t("fmt.seat", n=seat)
 
     # -- what the seat sees ---------------------------------------------------------
-    def update(self, game: Game, seat: int) -> None:
-        """Narrate every event this seat may see that it has not been shown yet."""
-        events = game.events
-        while self.shown < len(events):
-            e = events[self.shown]
-            self.shown += 1
-            if e.visible_to(seat) and not (self.dead and e.to is not None):
-                self.show_event(game, e, seat)
-            self.hear(self.shown)
-        self.hear(self.shown)
+    def update(self, view: SeatView) -> None:
+        """Narrate everything of this seat's view that it has not been shown yet."""
+        for e in view.events_since(*self.shown):
+            if not (self.dead and e.to is not None):
+                self.show_event(view, e, view.seat)
+        self.shown = (view.public.stop, view.private.stop)
 
-    def hear(self, shown: int) -> None:
-        """The bots' statements said once ``shown`` events were out (live speech has them in the log)."""
-        talk = self.talk
-        if talk is None:
-            return
-        while self.heard < len(talk.acts) and talk.after[self.heard] <= shown:
-            act = talk.acts[self.heard]
-            self.heard += 1
-            self.console.print(Text(render(act, self.lang, speaker=True), style="italic"), soft_wrap=True)
-
-    def show_event(self, game: Game, e: Event, seat: int) -> None:
+    def show_event(self, view: SeatView, e: Event, seat: int) -> None:
         if e.type == "roles":
             return  # the final summary shows every role
+        if e.type == "statement":
+            # What a seat said; live speech shows its text (the speech event) instead.
+            if not view.live_speech:
+                self.console.print(Text(render(statement_act(e), self.lang, speaker=True), style="italic"),
+                                   soft_wrap=True)
+            return
         if e.type in ("night", "day"):
             self.console.rule(phase_name(e.phase, self.lang), style=STYLES[e.type])
         elif e.type == "game_over":
@@ -117,7 +138,7 @@ class TerminalAgent(Agent):
             self.console.print(Text(text, style=STYLES.get(e.type, "")), soft_wrap=True)
         if e.type in ("role", "took") and e.data.get("seat") == seat:
             self.role = e.data.get("role")
-            self.role_card(seat, game.setup.ruleset)
+            self.role_card(seat, view.ruleset)
         if not self.dead and e.to is None and (
                 (e.type == "death" and e.data.get("seat") == seat)
                 or (e.type == "announce" and seat in e.data.get("seats", ()))):
@@ -137,25 +158,28 @@ class TerminalAgent(Agent):
         self.console.print(Panel(body, title=self.t("ui.role_card"), expand=False))
 
     # -- decisions ------------------------------------------------------------------
-    def choose(self, game: Game, seat: int, decision: Decision) -> Move | None:
-        self.update(game, seat)
+    def act(self, view: SeatView) -> Move | None:
+        self.update(view)
+        decision = view.decision
+        if decision is None:
+            return None
         opts = decision.options()
         if not opts:
             return None
         if decision.interrupt:
-            return self.ask_interrupt(game, seat, decision, opts)
+            return self.ask_interrupt(view, decision, opts)
         if decision.act == "speak":  # live play: a speech, typed
-            self.header(game, decision)
+            self.header(view, decision)
             text = self.read(self.prompt(decision) + " ").strip()
             return {"act": "speak", "text": text or None}
-        return self.menu(game, seat, decision, opts, self.prompt(decision))
+        return self.menu(view, decision, opts, self.prompt(decision))
 
-    def discuss(self, game: Game, seat: int, left: float | None, first: bool) -> Move | None:
+    def discuss(self, view: SeatView, left: float | None, first: bool) -> Move | None:
         """A round of the one-night discussion: a statement, or an empty line when ready to vote.
 
         ``left``: seconds of talk left (None: no limit); None comes back when they run out first.
         """
-        self.update(game, seat)
+        self.update(view)
         if first:
             self.console.print(Text(self.t("ui.talk_open") if left is None else
                                     self.t("ui.talk_clock", time=clock_text(left)), style="bold"), soft_wrap=True)
@@ -186,60 +210,72 @@ class TerminalAgent(Agent):
         key = f"act.{act}"
         return self.t(key) if has(key, self.lang) else act
 
-    def header(self, game: Game, decision: Decision) -> None:
+    def header(self, view: SeatView, decision: Decision) -> None:
         act = self.t("fmt.list_sep").join(self.act_name(a) for a in decision.acts)
-        self.console.rule(self.t("ui.menu_title", phase=phase_name(game.phase, self.lang), act=act),
+        self.console.rule(self.t("ui.menu_title", phase=phase_name(view.phase, self.lang), act=act),
                           style="cyan", align="left")
 
-    def menu(self, game: Game, seat: int, decision: Decision, opts: Sequence[Move], prompt: str) -> Move:
-        self.header(game, decision)
+    def menu(self, view: SeatView, decision: Decision, opts: Sequence[Move], prompt: str) -> Move:
+        """A menu whose keys are seat numbers where an option names one seat, ``0`` for none and
+        letters for the rest; a choice of several seats is typed as the seats themselves."""
+        self.header(view, decision)
         self.console.print(Text(prompt, style="bold"), soft_wrap=True)
-        items = [f"{i}) {self.label(game, seat, decision, o)}" for i, o in enumerate(opts, 1)]
+        several = isinstance(decision, (Pair, Subset))
+        keyed = menu_keys(decision, opts)
+        if several:
+            seats = getattr(decision, "targets", ())
+            self.console.print(self.t("ui.seats_from", seats=self.t("fmt.list_sep").join(
+                self.seat_label(s) for s in seats)), soft_wrap=True)
+            keyed = [(k, o) for k, o in keyed if k == "0"]
+        items = [f"{k}) {self.label(view, decision, o)}" for k, o in keyed]
         if len(items) > LONG_MENU:
             self.console.print(Columns(items, padding=(0, 3)))
         else:
             for item in items:
                 self.console.print(item)
-        several = isinstance(decision, (Pair, Subset))
         if several:
             self.console.print(Text(self.t("ui.seats_hint"), style="dim"), soft_wrap=True)
+        by_key = dict(keyed)
+        keys = self.t("fmt.list_sep").join(k for k, _ in keyed) if keyed else ""
         while True:
-            answer = self.read(self.t("ui.choose", n=len(opts))).strip()
-            if answer.isdigit() and 1 <= int(answer) <= len(opts):
-                return opts[int(answer) - 1]
+            answer = self.read(self.t("ui.choose_seats" if several else "ui.choose")).strip().lower()
+            if answer in by_key:
+                return by_key[answer]
             if several:
                 move = self.seats_move(decision, opts, answer)
                 if move is not None:
                     return move
-            self.console.print(Text(self.t("ui.bad_choice", n=len(opts)), style="red"), soft_wrap=True)
+            self.console.print(Text(self.t("ui.bad_seats" if several else "ui.bad_choice", keys=keys),
+                                    style="red"), soft_wrap=True)
 
     def seats_move(self, decision: Decision, opts: Sequence[Move], answer: str) -> Move | None:
-        """Seat numbers typed for a choice of several seats: ``"3 7"``, ``3,7``, ``3、7``."""
+        """Seat numbers typed for a choice of several seats: ``"3 7"``, ``3,7``, ``3、7`` (one seat
+        alone where fewer may be chosen)."""
         parts = answer.replace(",", " ").replace("、", " ").replace("，", " ").split()
-        if len(parts) < 2 or not all(p.isdigit() for p in parts):
+        if not parts or not all(p.isdigit() for p in parts):
             return None
         want = sorted(int(p) for p in parts)
         arg = getattr(decision, "arg", "targets")
         for o in opts:
             v = o.get(arg)
-            if isinstance(v, list) and sorted(v) == want:
+            if isinstance(v, list) and v and sorted(v) == want:
                 return o
         return None
 
-    def ask_interrupt(self, game: Game, seat: int, decision: Decision, opts: Sequence[Move]) -> Move | None:
+    def ask_interrupt(self, view: SeatView, decision: Decision, opts: Sequence[Move]) -> Move | None:
         """A rare, normally declined action: y/N, then the target if it needs one."""
         yes = [o for o in opts if decision.value(o) not in (None, False)]
         no = next((o for o in opts if decision.value(o) in (None, False)), None)
         if not yes:
             return no
-        self.header(game, decision)
+        self.header(view, decision)
         answer = self.read(self.prompt(decision) + self.t("ui.yes_no")).strip().lower()
         words = {w.strip().lower() for w in self.t("ui.yes_words").split(",") if w.strip()}
         if answer not in words:
             return no
         if len(yes) == 1:
             return yes[0]
-        return self.menu(game, seat, decision, yes, self.prompt(decision))
+        return self.menu(view, decision, yes, self.prompt(decision))
 
     def read(self, prompt: str) -> str:
         self.show_prompt(prompt)
@@ -270,7 +306,7 @@ class TerminalAgent(Agent):
         return line
 
     # -- option labels ----------------------------------------------------------------
-    def label(self, game: Game, seat: int, decision: Decision, move: Move) -> str:
+    def label(self, view: SeatView, decision: Decision, move: Move) -> str:
         act = str(move.get("act"))
         args = {k: v for k, v in move.items() if k not in ("act", "seat", "when")}
         alternatives = isinstance(decision, AnyOf)
@@ -284,25 +320,28 @@ class TerminalAgent(Agent):
             return self.t("option.explode_target", target=self.seat_label(args["target"]))
         if not args or args == {"value": True}:
             if act == "save":
-                victim = self.victim(game, seat)
+                victim = self.victim(view)
                 if victim is not None:
-                    return self.t("option.save_target", target=self.seat_label(victim))
+                    target = self.t("fmt.yourself") if victim == view.seat else self.seat_label(victim)
+                    return self.t("option.save_target", target=target)
             key = f"option.yes.{act}"
             if has(key, self.lang):
                 return self.t(key)
             return self.act_name(act) if alternatives else self.t("option.yes")
-        text = self.t("fmt.list_sep").join(self.arg_text(game, seat, k, v) for k, v in args.items())
+        text = self.t("fmt.list_sep").join(self.arg_text(view, k, v) for k, v in args.items())
         return self.t("option.act", act=self.act_name(act), arg=text) if alternatives else text
 
-    def arg_text(self, game: Game, seat: int, name: str, value: Any) -> str:
+    def arg_text(self, view: SeatView, name: str, value: Any) -> str:
         if value is None:
             return self.t("fmt.none")
         if name in ("target", "seat"):
+            if value == view.seat:
+                return self.t("fmt.seat_yourself", seat=self.seat_label(value))
             return self.seat_label(value)
         if name == "card":
-            return self.card_label(game, seat, value)
+            return self.card_label(view, value)
         if name == "cards" and isinstance(value, list):
-            return self.t("fmt.pair", a=self.card_label(game, seat, value[0]), b=self.card_label(game, seat, value[1]))
+            return self.t("fmt.pair", a=self.card_label(view, value[0]), b=self.card_label(view, value[1]))
         if isinstance(value, list) and not value:
             return self.t("option.none")
         if isinstance(value, list) and len(value) == 2:
@@ -312,31 +351,31 @@ class TerminalAgent(Agent):
         key = f"value.{name}.{value}"
         return self.t(key) if has(key, self.lang) else str(value)
 
-    def card_label(self, game: Game, seat: int, n: int) -> str:
+    def card_label(self, view: SeatView, n: int) -> str:
         """A centre card, with its role when this seat has been shown the cards."""
-        for e in reversed(self.seen(game, seat)):
-            if e.type == "bottom_cards" and e.data.get("seat") == seat:
+        for e in reversed(list(view.private)):
+            if e.type == "bottom_cards" and e.data.get("seat") == view.seat:
                 cards = e.data.get("cards") or []
                 if 1 <= n <= len(cards):
                     return self.t("fmt.card_role", n=n, role=role_name(cards[n - 1], self.lang))
                 break
         return self.t("fmt.card", n=n)
 
-    def victim(self, game: Game, seat: int) -> int | None:
+    def victim(self, view: SeatView) -> int | None:
         """Tonight's victim as shown to this seat (the witch), if any."""
-        for e in reversed(self.seen(game, seat)):
-            if e.phase != game.phase:
+        for e in reversed(list(view.private)):
+            if e.phase != view.phase:
                 break
-            if e.type == "victim" and e.data.get("seat") == seat:
+            if e.type == "victim" and e.data.get("seat") == view.seat:
                 target = e.data.get("target")
                 return target if isinstance(target, int) else None
         return None
 
     # -- the end ------------------------------------------------------------------------
-    def finish(self, game: Game, seat: int) -> None:
+    def finish(self, view: SeatView) -> None:
         """The winners, and every role (the public ``roles`` event at the game's end)."""
-        self.update(game, seat)
-        result = game.result
+        self.update(view)
+        result = view.result
         winners: list[int] = []
         if result is not None:
             teams, winners = result
@@ -345,10 +384,10 @@ class TerminalAgent(Agent):
                 self.console.print(Text(self.t("ui.winners", teams=names), style="bold green"))
             else:
                 self.console.print(Text(self.t("ui.draw"), style="bold"))
-            won = seat in winners
+            won = view.seat in winners
             self.console.print(Text(self.t("ui.you_won" if won else "ui.you_lost"),
                                     style="bold green" if won else "bold red"))
-        roles = self.final_roles(game)
+        roles = self.final_roles(view)
         if roles:
             table = Table(title=self.t("ui.roles_title"))
             table.add_column(self.t("ui.col_seat"))
@@ -356,7 +395,7 @@ class TerminalAgent(Agent):
             table.add_column(self.t("ui.col_result"))
             for s, r in sorted(roles.items()):
                 label = self.seat_label(s)
-                if s == seat:
+                if s == view.seat:
                     label = self.t("ui.you_mark", seat=label)
                 outcome = self.t("ui.won") if s in winners else self.t("ui.lost") if result else ""
                 table.add_row(label, role_name(r, self.lang), outcome)
@@ -366,8 +405,8 @@ class TerminalAgent(Agent):
         key = f"team.{team}"
         return self.t(key) if has(key, self.lang) else team
 
-    def final_roles(self, game: Game) -> Mapping[int, str]:
-        for e in reversed(game.events):
+    def final_roles(self, view: SeatView) -> Mapping[int, str]:
+        for e in reversed(list(view.public)):
             if e.type == "roles" and e.to is None:
                 return {int(s): r for s, r in e.data.get("roles", {}).items()}
         return {}

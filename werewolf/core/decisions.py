@@ -73,6 +73,20 @@ class Decision:
         return f"<{type(self).__name__} seat={self.seat} act={self.act}>"
 
 
+def wrong_act(d: Decision, move: Move) -> str | None:
+    """Why ``move`` does not answer ``d`` at all (another act, or another context), if it does not:
+    every ``check`` starts with it, so a move of another act is never taken for a legal one."""
+    if d.accepts(move):
+        return None
+    act = move.get("act")
+    if act not in d.acts:
+        return f"this decision asks for {' or '.join(repr(a) for a in d.acts)}, not {act!r}"
+    context: Mapping[str, Any] = getattr(d, "context", _NO_CONTEXT)
+    wanted = ", ".join(f"{k}={v!r}" for k, v in context.items())
+    given = ", ".join(f"{k}={move.get(k)!r}" for k in context)
+    return f"this {act!r} decision is for {wanted}, not {given}"
+
+
 def _unknown_keys(move: Move, allowed: Iterable[str]) -> str | None:
     extra = set(move) - {"act", "seat", *allowed}
     if extra:
@@ -105,7 +119,7 @@ class Target(Decision):
         self.arg = arg
 
     def check(self, move: Move) -> str | None:
-        bad = _unknown_keys(move, (self.arg,))
+        bad = wrong_act(self, move) or _unknown_keys(move, (self.arg,))
         if bad:
             return bad
         t = move.get(self.arg)
@@ -156,7 +170,7 @@ class Pair(Decision):
         self.arg = arg
 
     def check(self, move: Move) -> str | None:
-        bad = _unknown_keys(move, (self.arg,))
+        bad = wrong_act(self, move) or _unknown_keys(move, (self.arg,))
         if bad:
             return bad
         v = move.get(self.arg)
@@ -211,7 +225,7 @@ class Choice(Decision):
         self.optional = optional
 
     def check(self, move: Move) -> str | None:
-        bad = _unknown_keys(move, (self.arg,))
+        bad = wrong_act(self, move) or _unknown_keys(move, (self.arg,))
         if bad:
             return bad
         v = move.get(self.arg, None)
@@ -271,7 +285,7 @@ class Flag(Decision):
         return True
 
     def check(self, move: Move) -> str | None:
-        bad = _unknown_keys(move, ("value", *self.context))
+        bad = wrong_act(self, move) or _unknown_keys(move, ("value", *self.context))
         if bad:
             return bad
         v = move.get("value", True)
@@ -323,7 +337,7 @@ class AnyOf(Decision):
 
     def check(self, move: Move) -> str | None:
         d = self._alt(move)
-        return "no such act here" if d is None else d.check(move)
+        return wrong_act(self, move) if d is None else d.check(move)
 
     def value(self, move: Move) -> tuple[str, Any] | None:
         d = self._alt(move)
@@ -381,7 +395,7 @@ class Subset(Decision):
         self.arg = arg
 
     def check(self, move: Move) -> str | None:
-        bad = _unknown_keys(move, (self.arg,))
+        bad = wrong_act(self, move) or _unknown_keys(move, (self.arg,))
         if bad:
             return bad
         v = move.get(self.arg) or []
@@ -424,7 +438,7 @@ class Speak(Decision):
         self.part = part
 
     def check(self, move: Move) -> str | None:
-        bad = _unknown_keys(move, ("text",))
+        bad = wrong_act(self, move) or _unknown_keys(move, ("text",))
         if bad:
             return bad
         text = move.get("text")

@@ -76,6 +76,8 @@ class Game:
         self._left = 0
         self._next = 0  # where an answer in request order is expected
         self.over = False
+        # Every list of values the flow was sent, in order: what ``clone`` feeds a new flow.
+        self._sent: list[list[Any]] = []
         self._resume(None)
 
     # -- reading ---------------------------------------------------------------
@@ -86,6 +88,20 @@ class Game:
     @property
     def result(self) -> tuple[list[str], list[int]] | None:
         return self.table.result
+
+    @property
+    def dealt(self) -> tuple[str, ...]:
+        """The role dealt to each seat, in seat order (seat 1 first): ``Setup.seats`` when the setup
+        names them, else the deck's deal (``Setup.seats`` stays None: it is the setup, not the deal).
+
+        For the engine's side only (the harness, statistics, tests): it holds every seat's card, so
+        no agent is ever given it; an agent learns its own role from its seat view.
+        """
+        if self.setup.seats is not None:
+            return tuple(self.setup.seats)
+        dealt = {int(e.data["seat"]): str(e.data["role"]) for e in self.events
+                 if e.type == "role" and e.phase == "setup"}
+        return tuple(dealt[s] for s in sorted(dealt))
 
     @property
     def answers(self) -> list[Answer]:
@@ -181,7 +197,11 @@ class Game:
 
     def _resume(self, values: list[Any] | None) -> None:
         try:
-            req = self._flow.send(values) if values is not None else next(self._flow)
+            if values is None:
+                req = next(self._flow)
+            else:
+                self._sent.append(values)
+                req = self._flow.send(values)
             while not req:  # an empty request needs no answers
                 req = self._flow.send([])
         except StopIteration:
@@ -192,6 +212,38 @@ class Game:
         self._values = None
         self._left = len(req)
         self._next = 0
+
+    # -- copies ----------------------------------------------------------------
+    def clone(self) -> Game:
+        """An independent copy of this game at this moment, open request and answers included.
+
+        A flow is a generator, which cannot be copied: the copy runs a new flow of the same setup
+        and sends it the very lists of values this game's flow was sent, one send per request. It
+        skips all a replay does per answer (finding the decision, recording it, checking the
+        request is complete) but the rules still run: the cost is the rules' own work, not the
+        driver's (scripts/bench.py prints it beside a replay's).
+        """
+        copy = Game(self.setup)  # a new flow, at its first request
+        flow = copy._flow
+        req = copy.request
+        try:
+            for sent in self._sent:
+                req = flow.send(sent)
+                while not req:
+                    req = flow.send([])
+        except StopIteration:
+            req = []
+        copy._sent = list(self._sent)
+        copy._answers = list(self.answers)
+        copy._unlisted = []
+        copy.answered = self.answered
+        copy.over = self.over
+        copy.request = req
+        open_values = self._values
+        copy._values = None if open_values is None else list(open_values)
+        copy._left = self._left
+        copy._next = self._next
+        return copy
 
     # -- replay ----------------------------------------------------------------
     @classmethod

@@ -23,7 +23,7 @@ from itertools import combinations
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from werewolf.core.decisions import Choice, Decision, Move, Pair, Speak, Target
+from werewolf.core.decisions import Choice, Decision, Move, Pair, Speak, Target, wrong_act
 from werewolf.core.draws import randbelow, shuffle
 from werewolf.core.errors import SetupError
 from werewolf.core.events import MODERATOR, PUBLIC, Event
@@ -218,6 +218,9 @@ class Look(Decision):
         self.k = k
 
     def check(self, move: Move) -> str | None:
+        wrong = wrong_act(self, move)
+        if wrong:
+            return wrong
         extra = set(move) - {"act", "seat", "target", "cards"}
         if extra:
             return f"unexpected field(s) {', '.join(sorted(extra))}"

@@ -18,8 +18,8 @@ from typing import Any, Literal, Union
 from werewolf.core.errors import SetupError
 
 Cause = str
-# A vote's weight: a positive number, read as given (the books' 2 stays a 2 in the log). Not ``float``
-# alone: a compiled build (mypyc) turns whatever it reads as a float into one (2 becomes 2.0).
+# A vote's weight: a positive number, a whole one kept whole (the books' 2 stays a 2 in the log, see
+# ``_weight``). Not ``float`` alone: a compiled build (mypyc) turns whatever it reads as a float into one.
 Weight = float | int
 
 
@@ -34,7 +34,7 @@ class DayNightOptions:
     campaign_order: Literal["coin", "lowest_first", "highest_first"] = "coin"
     sheriff_electorate: Literal["non_candidates", "all_living"] = "non_candidates"
     sheriff_tie: Literal["pk_then_none", "none"] = "pk_then_none"
-    sheriff_self_destruct: Literal["postpone_once", "lose_badge"] | None = "postpone_once"
+    sheriff_self_destruct: Literal["postpone_once", "lose_badge"] = "postpone_once"
     badge_on_death: Literal["pass_or_tear", "must_pass"] = "pass_or_tear"
     idiot_reveal_destroys_badge: bool = True
     sheriff_vote_secret: bool = True
@@ -113,7 +113,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "wechat": dict(
         sheriff_vote_weight=2, sheriff_before_announcement=False, sheriff_registration="day",
         campaign_order="lowest_first", sheriff_electorate="all_living", sheriff_tie="none",
-        sheriff_self_destruct=None, badge_on_death="must_pass", last_words="wolf_quota",
+        sheriff_self_destruct="lose_badge", badge_on_death="must_pass", last_words="wolf_quota",
         exile_tie="sheriff_choice", witch_informed_after_antidote=False,
         guard_rule="once_per_target", same_guard_save_dies=False, hunter_blocked_causes=frozenset(),
         revealed_idiot_votable=False, win_mode="half", self_destruct_allowed=False,
@@ -170,12 +170,13 @@ def _make_options(ruleset: str, overrides: Mapping[str, Any] | None) -> Any:
                     raise SetupError(f"option {name!r} may not be null in the {ruleset} ruleset "
                                      f"(its default there is {default!r})")
             _check_value(name, values[name])
+            check_value_accepted(ruleset, name, values[name])
     return cls(**values)
 
 
 # Options whose null is a default's marker, not a rule a table picks: facetoface's cupid_double_wolf_team
-# (the preset decides) and wechat's sheriff_self_destruct (no such rule). Elsewhere null is refused.
-NULL_ONLY_AS_DEFAULT = frozenset({"sheriff_self_destruct", "cupid_double_wolf_team"})
+# (the preset decides). Elsewhere null is refused.
+NULL_ONLY_AS_DEFAULT = frozenset({"cupid_double_wolf_team"})
 
 
 # The ranges of the numeric options (inclusive): every rule book's value lies well inside, and a
@@ -185,6 +186,11 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "wolf_father_infections": (0, 10), "stuttering_judge_uses": (0, 10), "discussion_seconds": (1, 86400),
 }
 TIE_CONDITIONS = ("bomber", "lovers", "wolf", "good")  # the win conditions tie_priority orders
+# Every cause of death a day-and-night game logs (SCRIPTED_GAMES.md, the `death` event): the vocabulary of the
+# *_blocked_causes options, so a misspelt cause is refused instead of silently blocking nothing.
+DEATH_CAUSES = frozenset({
+    "kill", "poison", "shot", "exile", "lover", "charm", "bomb", "duel", "explode", "dream", "claw", "reflect",
+    "auto", "rogue_delayed", "elder_penalty", "rusty", "big_bad_wolf", "white_wolf", "widow"})
 
 
 def _check_value(name: str, value: Any) -> None:
@@ -194,6 +200,10 @@ def _check_value(name: str, value: Any) -> None:
     if name == "tie_priority" and (set(value) - set(TIE_CONDITIONS) or len(set(value)) != len(value)):
         raise SetupError(f"option 'tie_priority' orders the win conditions {', '.join(TIE_CONDITIONS)}, "
                          "each at most once")
+    if name.endswith("_blocked_causes") and not value <= DEATH_CAUSES:
+        unknown = ", ".join(sorted(_shown(c) for c in value - DEATH_CAUSES))
+        raise SetupError(f"option {name!r} lists causes of death, and not {unknown} "
+                         f"(known: {', '.join(sorted(DEATH_CAUSES))})")
     if name == "clans" and value is not None:
         seats = [s for clan in value for s in clan]
         if not all(value) or min(seats) < 1 or len(set(seats)) != len(seats):
@@ -215,9 +225,17 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 40 else text[:40] + "…"
 
 
+def _weight(value: Any) -> Weight:
+    """A vote's weight as the books count it: a whole number of votes stays whole (「計為兩票」: a 2 given by a
+    script is the 2 of facetoface's and wechat's default, so a tally reads 3, never 3.0); 1.5 stays 1.5."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < 1e300:  # not inf, nan
+        return int(value) if float(value).is_integer() else float(value)
+    raise TypeError("expected a positive finite number")
+
+
 def _convert(hint: Any, value: Any) -> Any:
-    if hint == Weight:  # a positive number, as ``float`` reads it
-        hint = float
+    if hint == Weight:
+        return _weight(value)
     origin = typing.get_origin(hint)
     args = typing.get_args(hint)
     if origin in (Union, types.UnionType):
@@ -277,16 +295,31 @@ DAY_AND_NIGHT = frozenset({C, F, W})
 
 
 @dataclass(frozen=True)
+class SameRule:
+    """Two values of an option that are one rule in some rulesets, by the books (not a gap in the engine):
+    tests/test_options_matrix.py checks that they play every scripted game alike there."""
+    value: str
+    same_as: str
+    rulesets: frozenset[str]
+    why: str
+
+
+@dataclass(frozen=True)
 class OptionInfo:
     rulesets: frozenset[str]  # the rulesets that accept it
     source: str  # where it comes from: RULES.md row, the book's passage, or "house rule"
     summary: str  # what it decides, in one line
     values: str = ""  # the allowed values, where the type alone does not say them
+    same: tuple[SameRule, ...] = ()
+    # Values only some of the accepting rulesets accept (value, those rulesets, why): refused elsewhere at setup.
+    value_only_in: tuple[tuple[str, frozenset[str], str], ...] = ()
 
 
-def _info(rulesets: str | frozenset[str], source: str, summary: str, values: str = "") -> OptionInfo:
+def _info(rulesets: str | frozenset[str], source: str, summary: str, values: str = "",
+          same: tuple[SameRule, ...] = (), value_only_in: tuple[tuple[str, frozenset[str], str], ...] = ()
+          ) -> OptionInfo:
     return OptionInfo(frozenset({rulesets}) if isinstance(rulesets, str) else frozenset(rulesets), source, summary,
-                      values)
+                      values, same, value_only_in)
 
 
 CAUSES = "causes of death: poison, lover, …"
@@ -312,7 +345,10 @@ REGISTRY: dict[str, OptionInfo] = {
                                 "who votes in the sheriff election"),
     "sheriff_tie": _info(DAY_AND_NIGHT, "RULES.md §1.6 #4",
                          "a tied election: PK speeches and a PK vote, or no sheriff"),
-    "sheriff_self_destruct": _info(CF, "RULES.md §1.6 #5 (000 3.(2)B, A-1)",
+    # 002 has no self-destruct: a wechat table that allows it (self_destruct_allowed, a house rule) picks 000's
+    # answers or 001's to what it raises, like the other two (wechat's defaults are 001's, as it played before).
+    "sheriff_self_destruct": _info(DAY_AND_NIGHT, "RULES.md §1.6 #5 (000 3.(2)B, A-1; 001; wechat: with "
+                                   "self_destruct_allowed, a house rule)",
                                    "a wolf self-destructs in the election: postpone it once, or the badge is lost"),
     "badge_on_death": _info(DAY_AND_NIGHT, "RULES.md §1.6 #6", "a dying sheriff may tear the badge, or must pass it"),
     "idiot_reveal_destroys_badge": _info(DAY_AND_NIGHT, "RULES.md §1.6 #7 (002 「若白癡是警長，<警徽>將移除游戲」)",
@@ -353,22 +389,39 @@ REGISTRY: dict[str, OptionInfo] = {
                                       "the causes of death after which the wolf king cannot shoot", CAUSES),
     # wolves
     "win_mode": _info(DAY_AND_NIGHT, "RULES.md §1.6 #22",
-                      "the wolves' win: 屠邊 (a side), 屠城 (everyone), half of the living, or the preset's"),
+                      "the wolves' win: 屠邊 (a side), 屠城 (everyone), half of the living, or the preset's",
+                      value_only_in=(("preset", frozenset({F}), "it takes the rule of a facetoface preset (RULES.md "
+                                      "§5.2), and only facetoface has presets: choose 'tu_bian', 'tu_cheng' or "
+                                      "'half'"),)),
     "wolf_kill_first": _info(DAY_AND_NIGHT, "RULES.md §1.6 #23 (001 「狼刀在先原則」)",
                              "the win is checked after the wolves' kill, before the poison"),
     "wolf_consensus": _info(DAY_AND_NIGHT, "RULES.md §1.6 #24 (001 「無法統一意見則視為空刀」)",
                             "wolves who disagree kill nobody (the only rule the books give)"),
     "self_destruct_allowed": _info(DAY_AND_NIGHT, "RULES.md §1.6 #5", "a wolf may self-destruct (自爆) in the day"),
-    "self_destructed_wolf_votes_knife": _info(CF, "RULES.md §1.6 #31 (000 「自爆的狼人可進行指刀行動」)",
+    "self_destructed_wolf_votes_knife": _info(DAY_AND_NIGHT, "RULES.md §1.6 #31 (000 「自爆的狼人可進行指刀行動」; "
+                                              "wechat: with self_destruct_allowed, a house rule)",
                                               "a self-destructed wolf joins that night's kill"),
     # third parties and special roles
     "thief_must_swap": _info(DAY_AND_NIGHT, "RULES.md §1.6 #25", "the thief must take one of the two bottom cards"),
     "thief_bottom_rule": _info(DAY_AND_NIGHT, "RULES.md §1.6 #26",
-                               "which pairs of bottom cards the thief may not be offered"),
+                               "which pairs of bottom cards the thief may not be offered",
+                               # The pairs 000 forbids beyond 001's hold the wolf king, a classic card: with the
+                               # facetoface box (RULES.md §5.1) the two lists forbid the very same pairs.
+                               same=(SameRule("classic_pairs", "ff_pairs", frozenset({F}),
+                                              "000's pairs beyond 001's hold the wolf king, not in the facetoface "
+                                              "box"),)),
     "cupid_double_wolf_team": _info(DAY_AND_NIGHT, "RULES.md §1.6 #27", "cupid's team when both lovers are wolves"),
     "cupid_self_link": _info(DAY_AND_NIGHT, "RULES.md §1.6 #28 (000 「其中1位可以是丘比特」)",
                              "cupid may link himself"),
-    "seer_model": _info(DAY_AND_NIGHT, "RULES.md §1.6 #29", "what the seer's check says"),
+    "seer_model": _info(DAY_AND_NIGHT, "RULES.md §1.6 #29, §2.1 seer",
+                        "what the seer's check says: the thumb, up or down (good_wolf and wolf_or_not are one rule "
+                        "under two names), or village / not village",
+                        # 000 「姆指向上…好人陣營…姆指向下…狼人陣營」 and 001 「大拇指向上表示好人.大拇指向下表示狼人」,
+                        # 「只有好人和壞人（狼人）兩種手勢」 give the same two gestures to the same players: a wolf
+                        # card or a wolf-side player reads wolf, except the hidden wolf (his card) and cupid (both
+                        # books: always good); third parties read good (001 「驗不出人狼第三方、三方丘比特」).
+                        same=(SameRule("wolf_or_not", "good_wolf", DAY_AND_NIGHT,
+                                       "000's thumb and 001's thumb show the same players the same gesture"),)),
     "bear_announce": _info(CW, "RULES.md §1.6 #32",
                            "the bear's roar: first thing in the morning, or after the death news"),
     "bear_detects_hidden_wolf": _info(C, "RULES.md A-13", "the bear roars beside the hidden wolf"),
@@ -410,6 +463,12 @@ REGISTRY: dict[str, OptionInfo] = {
 def accepted(ruleset: str) -> list[str]:
     """The options ``ruleset`` accepts, in the order of its options type."""
     return [f.name for f in dataclasses.fields(option_type(ruleset)) if ruleset in REGISTRY[f.name].rulesets]
+
+
+def check_value_accepted(ruleset: str, name: str, value: Any) -> None:
+    for only, rulesets, why in REGISTRY[name].value_only_in:
+        if value == only and ruleset not in rulesets:
+            raise SetupError(f"option {name!r} may not be {only!r} in the {ruleset} ruleset: {why}")
 
 
 def check_accepted(ruleset: str, name: str) -> None:
@@ -470,6 +529,10 @@ def describe() -> list[dict[str, Any]]:
             info = REGISTRY[f.name]
             kind, allowed = _kind(hints[f.name])
             allowed = info.values or allowed
+            for only, where, _ in info.value_only_in:
+                allowed += f" ({only} only in {', '.join(sorted(where))})"
+            for same in info.same:
+                allowed += f" ({same.value} = {same.same_as} in {', '.join(sorted(same.rulesets))})"
             out.append({
                 "name": f.name, "type": kind, "allowed": allowed,
                 "defaults": {r: _json(getattr(make_options(r), f.name)) for r in rulesets if r in info.rulesets},

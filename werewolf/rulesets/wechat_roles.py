@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
-from werewolf.core.decisions import Choice, Decision, Flag, Move, Target
-from werewolf.rulesets.daynight.night import ask_potions, excluding, guard_targets, protect, use_potions
+from werewolf.core.decisions import Choice, Decision, Flag, Move, Target, wrong_act
+from werewolf.rulesets.daynight.night import ask_potions, excluding, guard_targets, knife_voices, protect, use_potions
 from werewolf.rulesets.daynight.state import Player
 
 if TYPE_CHECKING:
@@ -30,6 +30,9 @@ class Save(Target):
         self.victim = victim
 
     def check(self, move: Move) -> str | None:
+        wrong = wrong_act(self, move)
+        if wrong:
+            return wrong
         if "target" not in move and "value" not in move:
             if self.victim is None:
                 return "the pack attacked nobody: name a target"
@@ -102,13 +105,14 @@ def pack(m: WechatModerator, p: Player | None) -> Gen:
     members = m.wechat_pack()
     if m.n.k == 1 and members:
         t.tell_group([q.seat for q in members], "pack", seats=[q.seat for q in members], special=[])
-    if not members:
+    voices = knife_voices(m, members)
+    if not voices:
         return
     targets = [q.seat for q in t.living()]
-    names = yield [Target(q.seat, "kill", targets, why="the pack chooses tonight's victim") for q in members]
+    names = yield [Target(s, "kill", targets, why="the pack chooses tonight's victim") for s in voices]
     named = {x for x in names if x is not None}
     m.n.wolf = named.pop() if len(named) == 1 else None
-    t.tell_group([q.seat for q in members], "pack_choice", target=m.n.wolf)
+    t.tell_group(voices, "pack_choice", target=m.n.wolf)
     father = t.holder("wolf_father")
     if (father is not None and father.alive and not father.disabled and w.infections_left > 0
             and m.n.wolf is not None and father in members):

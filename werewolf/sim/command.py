@@ -7,6 +7,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, TextIO
 
 from rich.console import Console
@@ -101,16 +102,30 @@ def check_paths(*paths: str | None) -> None:
 
 
 def make_config(ruleset: str, deck: str | None, players: int | None, options: str | None, bots: str, games: int,
-                seed: int, jobs: int, backend: str, address: str | None) -> SimConfig:
+                seed: int, jobs: int, backend: str, address: str | None, agents: tuple[str, ...] = (),
+                transcripts: str | None = None) -> SimConfig:
+    from werewolf.agents.kinds import parse_rules
     from werewolf.play import parse_deck
 
     opts = parse_options(options)
     if address and backend != "ray":
         raise SetupError("--address is for --backend ray")
+    if transcripts:
+        try:
+            os.makedirs(transcripts, exist_ok=True)
+        except OSError as e:
+            raise SetupError(f"cannot write transcripts to {transcripts}: {e.strerror}") from None
+        transcripts = os.path.abspath(transcripts)  # the workers' current folder may differ
     config = SimConfig(ruleset=ruleset, deck=parse_deck(deck), players=players, options=opts,
                        bots=parse_bots(bots), games=games, seed=seed, jobs=jobs, backend=backend,
-                       address=address)
+                       address=address, agents=parse_rules(agents), transcripts=transcripts)
     check(config)
+    if config.agents:  # a seat the game does not have is refused now, not in every game
+        from werewolf.core.game import Game
+        from werewolf.sim.runner import base_setup
+        from werewolf.sim.seating import seat_kinds
+
+        seat_kinds(config, Game(base_setup(config).with_seed(0)))
     return config
 
 
@@ -175,7 +190,7 @@ def charts(*figures: Callable[[], Any]) -> tuple[list[bytes], list[str]]:
 
 def setup_rows(config: SimConfig, elapsed: float, startup: float, games: int) -> dict[str, str]:
     return {"ruleset": config.ruleset, "deck": report.deck_label(config),
-            "options": report.options_label(config.options), "bots": config.bots.label(),
+            "options": report.options_label(config.options), "bots": config.players_label(),
             "games": f"{games:,}", "seeds": f"game i is seeded from (seed {config.seed}, i), i = 0 … {games - 1}",
             "engine": f"werewolf {version()}, {engine()} engine", "time": report.rate_note(config, elapsed, startup,
                                                                                         games)}
@@ -341,3 +356,40 @@ def balance(base: SimConfig, swaps: tuple[str, ...], decks: tuple[str, ...], *, 
                                           notes=[*findings, *notes]))
         console.print(f"report written to {html_report}")
     return 1 if any(c.stats.errors for c in result.candidates) else 0
+
+
+def arena(base: SimConfig, kinds: tuple[str, ...], *, outs: tuple[str, ...], quiet: bool,
+          stdout: TextIO | None = None) -> int:
+    """`werewolf arena`: agent kinds against each other, seats and roles rotated fairly."""
+    from werewolf.sim import arena as ar
+
+    kinds = ar.check_kinds(kinds)
+    check_outputs(outs, None, None)
+    console = Console(file=stdout or sys.stdout)
+    clock = Clock()
+    total = ar.blocks(base.games, len(kinds)) * len(kinds)
+    progress = progress_bar("arena", clock, quiet)
+    with progress, Session(base.backend, base.jobs, base.address, announce(quiet)) as session:
+        task = progress.add_task("games", total=total)
+        clock.begin()
+        result = ar.run(base, kinds, base.games, session, progress=lambda n: progress.advance(task, n))
+        elapsed = clock.end()
+    console.print(f"{base.ruleset} · deck {report.deck_label(base)} · options {report.options_label(base.options)}"
+                  f" · arena of {len(kinds)} kinds: {', '.join(kinds)} · {total:,} games in {total // len(kinds):,}"
+                  f" blocks (one deal a block, every kind in every seat once) · seed {base.seed}",
+                  style="bold", soft_wrap=True)
+    console.print("time: " + report.rate_note(base, elapsed, session.startup, total), soft_wrap=True)
+    for table in ar.tables(result):
+        console.print(table)
+    doc = ar.document(result, replace(base, games=total))
+    doc["timing"] = {"seconds": elapsed, "startup_seconds": session.startup, "engine": engine()}
+    for path in outs:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        console.print(f"results written to {path}")
+    if result.errors:
+        first = result.errors[0]
+        console.print(f"[red]{len(result.errors)} game(s) failed, e.g. game {first.game}: {first.error}[/red]",
+                      soft_wrap=True)
+        return 1
+    return 0

@@ -116,6 +116,9 @@ class SimConfig:
     backend: str = "local"  # local | ray
     address: str | None = None  # an existing Ray cluster (backend ray)
     chunk: int = 0  # games per task; 0: chosen from games and jobs
+    # ``--agent SEATS=KIND`` rules (werewolf.agents.kinds), over ``bots``; kinds are built in the workers
+    agents: tuple[tuple[tuple[str, ...], str], ...] = ()
+    transcripts: str | None = None  # a folder: each game's LLM calls, game-<i>.jsonl (werewolf.agents.llm)
 
     def chunk_size(self) -> int:
         if self.chunk > 0:
@@ -127,8 +130,16 @@ class SimConfig:
         size = self.chunk_size()
         return [(a, min(a + size, self.games)) for a in range(0, self.games, size)]
 
+    def players_label(self) -> str:
+        """Who plays: the bots, and the ``--agent`` rules over them."""
+        if not self.agents:
+            return self.bots.label()
+        rules = " ".join(f"{','.join(items)}={kind}" for items, kind in self.agents)
+        return f"{rules}; others {self.bots.label()}"
+
     def describe(self) -> dict[str, Any]:
         deck = list(self.deck) if isinstance(self.deck, tuple) else self.deck
         return {"ruleset": self.ruleset, "deck": deck, "players": self.players, "options": dict(self.options),
-                "bots": self.bots.label(), "games": self.games, "seed": self.seed, "jobs": self.jobs,
+                "bots": self.bots.label(), "agents": [f"{','.join(i)}={k}" for i, k in self.agents],
+                "games": self.games, "seed": self.seed, "jobs": self.jobs,
                 "backend": self.backend}

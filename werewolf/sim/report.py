@@ -78,7 +78,7 @@ def rate_note(config: SimConfig, elapsed: float, startup: float, games: int) -> 
 def headline(config: SimConfig, stats: Stats, elapsed: float | None = None, startup: float = 0.0) -> str:
     n = stats.games
     head = (f"{config.ruleset} · deck {deck_label(config)} · options {options_label(config.options)}"
-            f" · bots {config.bots.label()} · {n:,} games · seed {config.seed}")
+            f" · bots {config.players_label()} · {n:,} games · seed {config.seed}")
     if elapsed:
         head += " · " + rate_note(config, elapsed, startup, n)
     return head
@@ -356,7 +356,7 @@ def figure(config: SimConfig, stats: Stats) -> Any:
     ax2.grid(axis="y", alpha=0.3)
 
     fig.suptitle(title(f"{config.ruleset} · {deck_label(config)} · options: {options_label(config.options)} · "
-                       f"bots: {config.bots.label()} · {d['games']:,} games (seed {config.seed})", 130),
+                       f"bots: {config.players_label()} · {d['games']:,} games (seed {config.seed})", 130),
                  fontsize=11)
     fig.tight_layout()
     return fig

@@ -13,6 +13,7 @@ import random
 from collections.abc import Iterable
 from typing import Any
 
+from werewolf.agents import Host
 from werewolf.agents.heuristic import HeuristicAgent
 from werewolf.agents.speech import Channel
 from werewolf.core.events import Event
@@ -61,6 +62,10 @@ def play_game(config: SimConfig, i: int, setup: Setup | None = None, channel: Ch
     """Game ``i`` of the run, played to its end by the configured bots (who talk on ``channel``)."""
     seed = game_seed(config.seed, i)
     game = Game((setup or base_setup(config)).with_seed(seed))
+    if config.agents:  # any agent kind in any seat (``--agent``): built here, in the worker
+        from werewolf.sim.seating import play_seated
+
+        return play_seated(config, i, game, channel)
     bots = config.bots
     if bots.default == "random" and not bots.teams:
         game.play_out(random.Random(stream_seed(seed, 1)))  # random agents: every request answered at once
@@ -74,10 +79,11 @@ def play_game(config: SimConfig, i: int, setup: Setup | None = None, channel: Ch
     if (bots.default == "heuristic" and not bots.teams) or bots.kinds == _ALL_HEURISTIC:
         # Every seat a heuristic bot: no seat to sort by its card, and no random stream for random
         # seats to seed (seeding a Mersenne Twister costs a tenth of the bots' work in a one-night game).
-        value = HeuristicAgent(random.Random(stream_seed(seed, 2)), channel=channel,
-                               ruleset=config.ruleset).value
+        bot = HeuristicAgent(random.Random(stream_seed(seed, 2)), ruleset=config.ruleset)
+        host = Host(game, default=bot, talk=channel)  # each bot seat answers from its own seat view
+        values = host.values
         while not game.over:
-            answer_all([value(game, d) for d in game.request])
+            answer_all(values(bot))
         return game
     rng = random.Random(stream_seed(seed, 1))
     kinds = {s: bots.kind(team_key(r)) for s, r in dealt_roles(game).items()}
@@ -85,10 +91,12 @@ def play_game(config: SimConfig, i: int, setup: Setup | None = None, channel: Ch
     if not heuristic_seats:
         game.play_out(rng)  # random agents: every request answered at once
         return game
-    value = HeuristicAgent(random.Random(stream_seed(seed, 2)), channel=channel, seats=heuristic_seats,
-                           ruleset=config.ruleset).value
+    bot = HeuristicAgent(random.Random(stream_seed(seed, 2)), seats=heuristic_seats, ruleset=config.ruleset)
+    host = Host(game, dict.fromkeys(heuristic_seats, bot), talk=channel)
+    value, view, sync = bot.value_of, host.view, host.sync
     while not game.over:
-        answer_all([value(game, d) if kinds.get(d.seat) == "heuristic" else d.random_value(rng)
+        sync()
+        answer_all([value(view(d.seat, d)) if kinds.get(d.seat) == "heuristic" else d.random_value(rng)
                     for d in game.request])
     return game
 

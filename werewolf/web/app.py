@@ -362,13 +362,17 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
 
     @app.websocket("/api/rooms/{room_id}/ws")
     async def ws(websocket: WebSocket, room_id: str, token: str | None = None, lang: str | None = None,
-                 spectator: bool = False) -> None:
+                 spectator: bool = False, delta: bool = False) -> None:
         """Pushes the caller's view (JSON text) on connect and whenever it changes.
 
         The token comes as the subprotocol ``token.<token>`` beside ``werewolf`` (a browser's
         ``new WebSocket(url, ["werewolf", "token." + token])``), so that it is in no URL and no log;
         ``?token=`` is still accepted. A refused socket gets ``{"error": …}``, then is closed with
         4000 + the HTTP status (4401, 4403, 4404, 4410, 4429) and the message as its reason.
+
+        ``?delta=true``: the full view first, with its version ``v``; then each push is a delta
+        ``{"v", "base", "set", "text", "events"}`` (``Room.push_json``) to apply to version ``base``.
+        A client that is not at ``base`` sends ``{"full": true}`` and gets the full view again.
         """
         offered = list(websocket.scope.get("subprotocols") or [])
         for p in offered:
@@ -383,7 +387,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
             await websocket.send_json({"error": err.message[:MAX_ERROR]})
             await websocket.close(code=4000 + err.status, reason=close_reason(err.message))
             return
-        await push_views(websocket, hub, room, Subscriber(seat, host, _lang(lang)))
+        await push_views(websocket, hub, room, Subscriber(seat, host, _lang(lang), delta=delta))
 
     # -- the front end ----------------------------------------------------------------------
     @app.get("/", include_in_schema=False)
@@ -418,6 +422,9 @@ async def push_views(websocket: WebSocket, hub: Hub, room: Room, sub: Subscriber
                 msg = await websocket.receive()
                 if msg["type"] == "websocket.disconnect":
                     return
+                if sub.delta and "full" in (msg.get("text") or ""):  # the client lost track: start again
+                    sub.want_full = True
+                    sub.dirty.set()
         except (WebSocketDisconnect, RuntimeError):
             return
         finally:
@@ -437,7 +444,7 @@ async def push_views(websocket: WebSocket, hub: Hub, room: Room, sub: Subscriber
     except (WebSocketDisconnect, RuntimeError, OSError):
         pass
     finally:
-        room.subs.discard(sub)
+        hub.leave(room, sub)
         reader.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await reader

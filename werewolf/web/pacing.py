@@ -118,6 +118,9 @@ class Pacer:
         self.step: int | None = None  # the index of the open step's event
         self.hold_until = now  # the open step's end, at the earliest
         self.next_at = now  # no step starts before this
+        # The open step's ``hold_until`` once seen over with everything out: from then on only an answer
+        # moves the room on, not the clock (without it, the room would be woken again and again, at once).
+        self.spent: float | None = None
         last_public = next((i for i in range(self.released - 1, -1, -1) if events[i].to is None), None)
         if last_public is not None and _is_step(events[last_public]):
             # Restarted inside a step: it is played out again, from now, with a new duration.
@@ -143,6 +146,8 @@ class Pacer:
     def due(self, events: Sequence[Event]) -> float | None:
         """When something may next change by the clock alone (a step's end, a release), else None."""
         if self.step is not None:
+            if self.spent == self.hold_until and self.settled(events):
+                return None
             return self.hold_until
         if not self.settled(events):
             return self.next_at
@@ -157,6 +162,8 @@ class Pacer:
         """
         r, n = self.released, len(events)
         if r >= n:
+            if self.step is not None and now >= self.hold_until:
+                self.spent = self.hold_until  # over: the bots answer now, a person whenever they do
             return False
         first = events[r]
         if first.to is not None:  # private events (a result told after an answer): out at once

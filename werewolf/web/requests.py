@@ -171,9 +171,10 @@ class CreateRoom(Strict):
                           "for `players`")
     options: Options = Field(default_factory=dict)
     bots: list[Seat] = Field(default_factory=list, max_length=MAX_SEAT, description="seat numbers that bots play")
-    bot_kind: Literal["heuristic", "random"] = Field(
+    bot_kind: Literal["heuristic", "random", "llm"] = Field(
         "heuristic", description="how the bots play: heuristic bots use what they know and talk; random ones "
-                                 "pick any legal answer")
+                                 "pick any legal answer; llm: a language model each, when the server names one "
+                                 "(WEREWOLF_LLM_MODEL, with OPENAI_BASE_URL and OPENAI_API_KEY)")
     seed: Annotated[int, Field(ge=0, le=MAX_SEED)] | None = Field(
         None, description="seed of the deal and the rules' chance; null: drawn from the server's secret "
                           "randomness and never shown before the end. A seed given here marks the room "

@@ -41,14 +41,16 @@ first sees it open, so after a restart every open decision has its full time
 again.
 
 Lifecycle: memory holds only the rooms in use, so a server that runs for weeks
-stays the same size. A finished game stays ``keep_finished`` seconds after its end
-or its last request (so phones see the final reveal), then is dropped from memory,
-not from the database: the next request replays it from its stored answers and is
-answered exactly as before. A lobby nobody starts is closed ``lobby_idle`` seconds
-after its creation or its last join: its row is marked ``closed`` (kept, so that
-its link answers 410 "expired" rather than 404), it leaves memory, and it can be
-neither joined nor started. At start only lobbies and games on are loaded; idle
-lobbies are closed first by one UPDATE. The tick looks only at the rooms in memory.
+stays the same size. A finished game leaves memory once no phone watches it
+(``UNWATCHED`` seconds after its end, its last request or its last socket's close,
+so that a phone that reconnects finds it), or ``keep_finished`` seconds after that
+while a socket still watches it; it is dropped from memory, not from the database:
+the next request replays it from its stored answers and is answered exactly as before.
+A lobby nobody starts is closed ``lobby_idle`` seconds after its creation or its last
+join: its row is marked ``closed`` (kept, so that its link answers 410 "expired" rather
+than 404), it leaves memory, and it can be neither joined nor started. At start only
+lobbies and games on are loaded; idle lobbies are closed first by one UPDATE.
+The tick looks only at the rooms in memory.
 """
 
 from __future__ import annotations
@@ -71,13 +73,17 @@ from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 
-from werewolf.agents import Agent, RandomAgent
+try:
+    import orjson
+except ImportError:  # the web extra installs it; without it, the standard library's json
+    orjson = None  # type: ignore[assignment]
+
+from werewolf.agents import Agent, Host, RandomAgent
 from werewolf.agents.heuristic import ONE_NIGHT, HeuristicAgent
 from werewolf.core.decisions import Decision, Move
 from werewolf.core.errors import IllegalMove, WerewolfError
 from werewolf.core.events import Event
 from werewolf.core.game import Game, Setup
-from werewolf.core.views import visible_events
 from werewolf.web import pacing
 from werewolf.web.pacing import Pace, Pacer
 from werewolf.web.store import PlayerRecord, RoomRecord, StaleWrite, Store
@@ -94,22 +100,50 @@ def random_bots(rng: random.Random, seats: list[int], setup: Setup, lang: str) -
     return {s: RandomAgent(rng=random.Random(rng.random())) for s in seats}
 
 
+def llm_model() -> str | None:
+    """The model LLM bots play with: the server's WEREWOLF_LLM_MODEL (none: rooms cannot seat LLMs)."""
+    import os
+
+    return os.environ.get("WEREWOLF_LLM_MODEL") or None
+
+
+def llm_bots(rng: random.Random, seats: list[int], setup: Setup, lang: str) -> dict[int, Agent]:
+    """An LLM seat each (werewolf.agents.llm) on the server's OPENAI_BASE_URL, speaking the room's language."""
+    from werewolf.agents.llm import LLMAgent
+
+    model = llm_model() or "unset"
+    return {s: LLMAgent(model, lang=lang) for s in seats}
+
+
 # Bot kinds by name: each makes the agents of a room's bot seats from a random generator.
 BOTS: dict[str, Callable[[random.Random, list[int], Setup, str], dict[int, Agent]]] = {
     "heuristic": heuristic_bots,
     "random": random_bots,
 }
+if llm_model():  # rooms may seat LLMs when the server names a model
+    BOTS["llm"] = llm_bots
 DEFAULT_BOT = "heuristic"
 LEGACY_BOT = "random"  # the kind of rooms stored before the kind was
 
 MODES = ("online", "face_to_face")
-KEEP_FINISHED = 1800.0  # seconds a finished game stays in memory after its end or its last request
+KEEP_FINISHED = 1800.0  # seconds a finished game a phone watches stays in memory after its end or last request
+UNWATCHED = 30.0  # seconds a finished game no phone watches stays (a phone that reconnects finds it in memory)
 LOBBY_IDLE = 86400.0  # seconds a lobby lives after its creation or its last join (0: for ever)
 CLOSED = "closed"  # the status of an expired lobby
 _UNSHOWN: list[Decision] = []  # the request while the pacer holds it back (one object: its generation stays)
 MAX_TALK = 7 * 86400.0  # the longest discussion clock (a longer one is as good as unlimited)
 STOP_WAIT = 30.0  # seconds a stopping server waits for the changes under way to be stored
 SHUTTING_DOWN = "the server is shutting down: nothing changed, try again in a moment"
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON text, UTF-8 as is (orjson when installed: views are the server's hottest output)."""
+    if orjson is not None:
+        try:
+            return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+        except TypeError:  # an integer beyond 64 bits, say: the standard library takes anything JSON can
+            pass
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 class ApiError(Exception):
@@ -172,6 +206,23 @@ class Subscriber:
     dirty: asyncio.Event = field(default_factory=asyncio.Event)
     closed: bool = False
     last: tuple[Any, ...] | None = None  # the signature of the last view sent
+    # The delta protocol (``?delta=true``): after a full view, each push carries only what changed.
+    delta: bool = False
+    want_full: bool = False  # the client asked for the full view (it lost track of its version)
+    v: int = 0  # the version of the last push (full or delta)
+    head: dict[str, Any] | None = None  # the last view sent, without its events
+    text_head: dict[str, Any] | None = None  # its words, without the events' narrations
+    sent: int = 0  # how many of the seat's visible events it has been sent
+
+
+@dataclass(eq=False)
+class Sight:
+    """What one seat (None: the public) may see of the released events, kept up as they come out."""
+
+    scanned: int = 0  # how many released events have been looked at
+    index: list[int] = field(default_factory=list)  # the visible ones' places in the game's log
+    events: list[Event] = field(default_factory=list)  # and the events themselves
+    role: str | None = None  # the seat's role, as it was last told
 
 
 class Room:
@@ -204,6 +255,10 @@ class Room:
         self.deadlines: dict[int, tuple[Decision, float]] = {}
         self._views: dict[tuple[int | None, bool, str | None], tuple[int, str]] = {}
         self.narrations: dict[tuple[int | None, str], list[str | None]] = {}
+        # Each event narrated once per language, by its place in the log, for every seat it does not
+        # name (key: (spectator?, lang)); ``werewolf.web.text.narrations``.
+        self.told: dict[tuple[bool, str], dict[int, str | None]] = {}
+        self._sights: dict[int | None, Sight] = {}
         self._encoded: dict[int, str] = {}  # id(event) -> its JSON (events live as long as the game)
         self.info_version = 0
         # The last change (a lobby's from the database, so that a restart does not prolong it), and the
@@ -213,6 +268,7 @@ class Room:
         self._reset_counts()
         self.bot_kind = rec.bot_kind or LEGACY_BOT
         self._agents: dict[int, Agent] | None = None  # made once the bot seats are known (the start)
+        self._host: Host | None = None  # hands the bots their seat views (made with the agents)
         self.talk_ends = rec.talk_ends
         self.track_deadlines()
 
@@ -281,25 +337,38 @@ class Room:
             return None
         return {"step": step.data.get("step"), "role": role}
 
-    def view(self, seat: int | None, host: bool = False) -> dict[str, Any]:
-        """The view of one seat (``None``: spectator or host), as the API sends it."""
+    def sight(self, seat: int | None) -> Sight:
+        """The released events ``seat`` may see, brought up to date with what came out since."""
+        sight = self._sights.get(seat)
+        shown = self.shown()
+        if sight is None or sight.scanned > len(shown):  # new, or the room was rebuilt
+            sight = self._sights[seat] = Sight()
+        for i in range(sight.scanned, len(shown)):
+            e = shown[i]
+            if e.visible_to(seat):
+                sight.index.append(i)
+                sight.events.append(e)
+                if e.type in ("role", "took") and e.data.get("seat") == seat:
+                    sight.role = e.data.get("role")
+        sight.scanned = len(shown)
+        return sight
+
+    def head(self, seat: int | None, host: bool = False) -> tuple[dict[str, Any], Sight | None]:
+        """The view of one seat without its events, and what it sees (None in the lobby: nothing)."""
+        sight = None
         if self.status == "lobby":
-            out: dict[str, Any] = {"seat": seat, "role": None, "phase": "lobby", "events": [], "pending": None,
+            out: dict[str, Any] = {"seat": seat, "role": None, "phase": "lobby", "pending": None,
                                    "decisions": None, "game_over": None, "awake": None}
         else:
-            events = visible_events(list(self.shown()), seat)
-            role = None
-            for e in events:
-                if e.type in ("role", "took") and e.data.get("seat") == seat:
-                    role = e.data.get("role")
+            sight = self.sight(seat)
+            role = sight.role
             decisions = self.pending(seat) if seat is not None else []
             result = self.game.result if self.over() else None
             out = {"seat": seat, "role": role, "phase": self.phase(),
-                   "events": [e.as_json(with_audience=False) for e in events],
                    "pending": [o for d in decisions for o in d.options()] or None,
                    "decisions": [d.describe() for d in decisions] or None,
                    "game_over": {"teams": result[0], "seats": result[1]} if result else None,
-                   "awake": self.awake(seat, role, events) if seat is not None else None}
+                   "awake": self.awake(seat, role, sight.events) if seat is not None else None}
         deadline = None
         if seat is not None and self.status == "playing":
             times = [t for d, t in self.deadlines.values() if d.seat == seat]
@@ -309,6 +378,12 @@ class Room:
         out["room"] = self.info()
         out["speaking"] = sorted({d.seat for d in self.pending() if d.act == "speak"})
         out["discussion"] = self.discussion()
+        return out, sight
+
+    def view(self, seat: int | None, host: bool = False) -> dict[str, Any]:
+        """The view of one seat (``None``: spectator or host), as the API sends it."""
+        out, sight = self.head(seat, host)
+        out["events"] = [e.as_json(with_audience=False) for e in sight.events] if sight is not None else []
         return out
 
     # -- the one-night discussion -------------------------------------------------------------
@@ -367,32 +442,81 @@ class Room:
                     for s, act, _ in self.game.answers:
                         if act == "speak" and s in self.bots:
                             agent.rounds[s] = agent.rounds.get(s, 0) + 1
+            self._host = Host(self.game, self._agents)
         return self._agents
+
+    def _words(self, v: dict[str, Any], sight: Sight | None, seat: int | None, lang: str | None
+               ) -> dict[str, Any] | None:
+        if not lang:
+            return None
+        from werewolf.web.text import render
+
+        return render(self, v, seat, lang, sight.events if sight else [], sight.index if sight else [])
+
+    def _encode(self, sight: Sight | None, start: int = 0) -> str:
+        """The seat's visible events from ``start`` on, as a JSON array (each event encoded once)."""
+        if sight is None:
+            return "[]"
+        encoded = self._encoded
+        for e in sight.events[start:]:
+            if id(e) not in encoded:
+                encoded[id(e)] = dumps(e.as_json(with_audience=False))
+        return "[" + ",".join(encoded[id(e)] for e in sight.events[start:]) + "]"
 
     def view_json(self, seat: int | None, host: bool, lang: str | None) -> str:
         key = (seat, host, lang)
         hit = self._views.get(key)
         if hit is not None and hit[0] == self.version:
             return hit[1]
-        v = self.view(seat, host)
-        if lang:
-            from werewolf.web.text import render
-
-            v["text"] = render(self, v, seat, lang)
-        # The events, the bulk of a view, are encoded once each and spliced in.
-        del v["events"]
-        out = self.shown()
-        shown = visible_events(list(out), seat) if self.status != "lobby" else []
-        encoded = self._encoded
-        for e in out[len(encoded):]:
-            encoded[id(e)] = json.dumps(e.as_json(with_audience=False), ensure_ascii=False, separators=(",", ":"))
-        head = json.dumps(v, ensure_ascii=False, separators=(",", ":"))
-        text = head[:-1] + ',"events":[' + ",".join(encoded[id(e)] for e in shown) + "]}"
+        v, sight = self.head(seat, host)
+        words = self._words(v, sight, seat, lang)
+        if words is not None:
+            v["text"] = words
+        # The events, the bulk of a view, are encoded once each and spliced in, last.
+        text = dumps(v)[:-1] + ',"events":' + self._encode(sight) + "}"
         self._views[key] = (self.version, text)
+        return text
+
+    def push_json(self, sub: Subscriber) -> str | None:
+        """What the socket ``sub`` is sent now: None if its view did not change; the full view (with
+        its version ``v``, for a delta socket) on connect or when asked for; else, for a delta socket,
+        ``{"v", "base", "set", "text", "events"}``: the fields that changed (``set``; ``text``: the
+        changed fields of its words, with ``events``: the new events' narrations), and the seat's newly
+        released visible events (``events``, exactly those: the same rule as the full view's)."""
+        sig = self.signature(sub.seat, sub.host, sub.lang)
+        if sig == sub.last and not sub.want_full:
+            return None
+        sub.last = sig
+        if not sub.delta:
+            return self.view_json(sub.seat, sub.host, sub.lang)
+        v, sight = self.head(sub.seat, sub.host)
+        words = self._words(v, sight, sub.seat, sub.lang)
+        told = words.pop("events") if words is not None else None
+        count = len(sight.events) if sight is not None else 0
+        sub.v += 1
+        full = sub.want_full or sub.head is None or sub.sent > count or \
+            (words is not None and sub.text_head is None)
+        if full:
+            sub.want_full = False
+            body = dict(v)
+            if words is not None:
+                body["text"] = dict(words, events=told)
+            text = '{"v":' + str(sub.v) + "," + dumps(body)[1:-1] + ',"events":' + self._encode(sight) + "}"
+        else:
+            old, old_words = sub.head or {}, sub.text_head or {}
+            delta: dict[str, Any] = {"v": sub.v, "base": sub.v - 1,
+                                     "set": {k: x for k, x in v.items() if k not in old or old[k] != x}}
+            if words is not None and told is not None:
+                delta["text"] = {k: x for k, x in words.items() if k not in old_words or old_words[k] != x}
+                delta["text"]["events"] = told[sub.sent:]
+            text = dumps(delta)[:-1] + ',"events":' + self._encode(sight, sub.sent) + "}"
+        sub.head, sub.text_head, sub.sent = v, words, count
         return text
 
     # -- cheap change detection: a socket rebuilds its view only when its signature moved -------
     def _reset_counts(self) -> None:
+        self._sights = {}
+        self.told = {}
         self._scanned = 0
         self._public = 0
         self._private: dict[int, int] = {}
@@ -492,7 +616,9 @@ class Room:
             if isinstance(agent, RandomAgent):
                 g.answer_value(d, agent.value(d))
                 continue
-            move = agent.choose(g, d.seat, d)
+            if self._host is None or self._host.game is not g:
+                self._host = Host(g, agents)
+            move = self._host.ask(d)
             if move is None:
                 g.decline(d)
             else:
@@ -941,6 +1067,11 @@ class Hub:
                 if not self.closing:
                     log.warning("room %s: pacing: %s", room.id, err.message)
 
+    def leave(self, room: Room, sub: Subscriber) -> None:
+        """A socket closed: the room no longer pushes to it (and a finished game's grace starts again)."""
+        room.subs.discard(sub)
+        room.used = self.clock()
+
     async def view_json(self, room: Room, seat: int | None, host: bool, lang: str | None) -> str:
         async with room.lock:
             self.check_open(room)
@@ -949,11 +1080,7 @@ class Hub:
     async def push(self, room: Room, sub: Subscriber) -> str | None:
         """The socket's view if it changed since the last one it was sent, else None."""
         async with room.lock:
-            sig = room.signature(sub.seat, sub.host, sub.lang)
-            if sig == sub.last:
-                return None
-            sub.last = sig
-            return room.view_json(sub.seat, sub.host, sub.lang)
+            return room.push_json(sub)
 
     # -- the clock --------------------------------------------------------------------------
     async def _tick(self) -> None:
@@ -968,7 +1095,9 @@ class Hub:
             if self.closing:
                 return
             if room.status == "over":
-                if now - room.used > self.keep_finished:
+                # Watched, it stays its grace; unwatched, it leaves almost at once (replayed on demand).
+                grace = self.keep_finished if room.subs else min(self.keep_finished, UNWATCHED)
+                if now - room.used > grace:
                     # Sockets still open keep their (unchanging) room; the next request replays it.
                     del self.rooms[room_id]
                 continue

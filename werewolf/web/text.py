@@ -7,10 +7,11 @@ and option labels, the result. The browser only lays it out.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from werewolf.core.decisions import AnyOf, Decision, Flag, Move
+from werewolf.core.events import Event
 from werewolf.i18n import (
     faction_name,
     has,
@@ -36,29 +37,66 @@ def _t(key: str, lang: str, fallback: str | None = None, **fields: Any) -> str:
     return fallback if fallback is not None else key
 
 
-def narrations(room: Room, seat: int | None, lang: str, events: list[dict[str, Any]]) -> list[str | None]:
-    """Each visible event as a sentence for ``seat`` (cached: a seat's visible events only grow)."""
+def involves(e: Event, seat: int) -> bool:
+    """Whether an event names ``seat`` (its ``seat``, ``target`` or ``seats``): only such an event is
+    narrated differently for that seat ("you") than for any other seat (``werewolf.i18n``'s viewer)."""
+    d = e.data
+    if d.get("seat") == seat or d.get("target") == seat:
+        return True
+    seats = d.get("seats")
+    if isinstance(seats, list):
+        return seat in seats
+    if isinstance(seats, dict):
+        return seat in seats or str(seat) in seats
+    return False
+
+
+BYSTANDER = 0  # a viewer no event names: a seated player's narration of an event that is not about them
+
+
+def _narrate(e: Event, lang: str, viewer: int | None) -> str | None:
+    try:
+        return narrate(e.as_json(with_audience=False), lang, viewer)
+    except Exception:  # noqa: BLE001 - a missing message must not break the view
+        return None
+
+
+def narrations(room: Room, seat: int | None, lang: str, events: Sequence[Event],
+               index: Sequence[int] | None = None) -> list[str | None]:
+    """Each visible event as a sentence for ``seat`` (cached: a seat's visible events only grow).
+
+    An event is narrated once per language for every seat it does not name (``room.told``, by its
+    position in the game's log, given as ``index``), and only for the seats it names on its own."""
     cache = room.narrations.setdefault((seat, lang), [])
     if len(cache) > len(events):  # the room was rebuilt
         cache.clear()
-    for e in events[len(cache):]:
-        try:
-            cache.append(narrate(e, lang, seat))
-        except Exception:  # noqa: BLE001 - a missing message must not break the view
-            cache.append(None)
+    told = room.told.setdefault((seat is None, lang), {})
+    for k in range(len(cache), len(events)):
+        e = events[k]
+        if seat is not None and involves(e, seat):
+            cache.append(_narrate(e, lang, seat))
+            continue
+        i = index[k] if index is not None else -1
+        if i < 0:
+            cache.append(_narrate(e, lang, None if seat is None else BYSTANDER))
+            continue
+        if i not in told:
+            told[i] = _narrate(e, lang, None if seat is None else BYSTANDER)
+        cache.append(told[i])
     return cache
 
 
-def render(room: Room, v: Mapping[str, Any], seat: int | None, lang: str) -> dict[str, Any]:
+def render(room: Room, v: Mapping[str, Any], seat: int | None, lang: str, events: Sequence[Event],
+           index: Sequence[int] | None = None) -> dict[str, Any]:
+    """The words of the view ``v`` (``events``: the events it shows; ``index``: their places in the log)."""
     lang = normalize_lang(lang)
     ruleset = room.setup.ruleset
-    events: list[dict[str, Any]] = v["events"]
     role = v.get("role")
     out: dict[str, Any] = {
         "lang": lang,
         "ruleset": _t(f"ruleset.{ruleset}", lang, ruleset),
         "phase": phase_name(v["phase"], lang) if v["phase"] != "lobby" else "",
-        "events": narrations(room, seat, lang, events),
+        "events": narrations(room, seat, lang, events, index),
         "seat": _t("fmt.seat", lang, str(seat), n=seat) if seat is not None else None,
         "role": None,
         "decisions": [],
@@ -138,7 +176,7 @@ def turn_text(d: Decision, lang: str, viewer: int | None) -> str:
 
 
 def decision_text(room: Room, d: Decision, seat: int, lang: str, role: str | None,
-                  events: list[dict[str, Any]]) -> dict[str, Any]:
+                  events: Sequence[Event]) -> dict[str, Any]:
     acts = d.acts
     if d.act == "speak":
         prompt = turn_text(d, lang, seat)
@@ -171,7 +209,7 @@ def seat_label(n: Any, lang: str) -> str:
     return _t("fmt.none", lang, "-") if n is None else _t("fmt.seat", lang, str(n), n=n)
 
 
-def option_label(d: Decision, move: Move, lang: str, seat: int, events: list[dict[str, Any]]) -> str:
+def option_label(d: Decision, move: Move, lang: str, seat: int, events: Sequence[Event]) -> str:
     act = str(move.get("act"))
     args = {k: v for k, v in move.items() if k not in ("act", "seat", "when")}
     alternatives = isinstance(d, AnyOf)
@@ -186,7 +224,8 @@ def option_label(d: Decision, move: Move, lang: str, seat: int, events: list[dic
         if act == "save":
             victim = tonight_victim(events, seat)
             if victim is not None:
-                return _t("option.save_target", lang, act, target=seat_label(victim, lang))
+                target = _t("fmt.yourself", lang) if victim == seat else seat_label(victim, lang)
+                return _t("option.save_target", lang, act, target=target)
         if has(f"option.yes.{act}", lang):
             return _t(f"option.yes.{act}", lang)
         if alternatives or not isinstance(d, Flag):
@@ -197,10 +236,12 @@ def option_label(d: Decision, move: Move, lang: str, seat: int, events: list[dic
     return _t("option.act", lang, text, act=act_name(act, lang), arg=text) if alternatives else text
 
 
-def arg_text(name: str, value: Any, lang: str, seat: int, events: list[dict[str, Any]]) -> str:
+def arg_text(name: str, value: Any, lang: str, seat: int, events: Sequence[Event]) -> str:
     if value is None:
         return _t("fmt.none", lang, "-")
     if name in ("target", "seat"):
+        if value == seat:  # the player's own seat, said so ("Seat 2 (yourself)")
+            return _t("fmt.seat_yourself", lang, seat_label(value, lang), seat=seat_label(value, lang))
         return seat_label(value, lang)
     if name == "card":
         return card_label(value, lang, seat, events)
@@ -216,11 +257,11 @@ def arg_text(name: str, value: Any, lang: str, seat: int, events: list[dict[str,
     return _t(f"value.{name}.{value}", lang, str(value))
 
 
-def card_label(n: int, lang: str, seat: int, events: list[dict[str, Any]]) -> str:
+def card_label(n: int, lang: str, seat: int, events: Sequence[Event]) -> str:
     """A centre card, with its role when this seat has been shown the cards (the thief)."""
     for e in reversed(events):
-        if e.get("type") == "bottom_cards" and e.get("seat") == seat:
-            cards = e.get("cards") or []
+        if e.type == "bottom_cards" and e.data.get("seat") == seat:
+            cards = e.data.get("cards") or []
             if 1 <= n <= len(cards):
                 return _t("fmt.card_role", lang, str(n), n=n, role=_safe(role_name, cards[n - 1], lang,
                                                                           default=cards[n - 1]))
@@ -228,12 +269,12 @@ def card_label(n: int, lang: str, seat: int, events: list[dict[str, Any]]) -> st
     return _t("fmt.card", lang, str(n), n=n)
 
 
-def tonight_victim(events: list[dict[str, Any]], seat: int) -> int | None:
+def tonight_victim(events: Sequence[Event], seat: int) -> int | None:
     """Tonight's victim as shown to this seat (the witch), if any."""
     for e in reversed(events):
-        if e.get("type") == "victim" and e.get("seat") == seat:
-            target = e.get("target")
+        if e.type == "victim" and e.data.get("seat") == seat:
+            target = e.data.get("target")
             return target if isinstance(target, int) else None
-        if e.get("type") in ("night", "day"):
+        if e.type in ("night", "day"):
             break
     return None

@@ -475,17 +475,29 @@ class DaySteps:
         """The ballot papers of an exile vote; ``count_votes`` reads them."""
         t = self.t
         shared = tuple(targets)
+        barred = self.barred()
         if t.lovers is None or t.opts.lovers_may_vote_each_other:
-            return [Target(v, act, shared, why="vote to exile") for v in voters]
+            return [Target(v, act, shared, forbidden=barred, why="vote to exile") for v in voters]
         asks: list[Decision] = []
         for v in voters:
             lover = t.lover_of(v)
             if lover is not None and lover in shared:
                 asks.append(Target(v, act, [s for s in shared if s != lover],
-                                   forbidden={lover: "lovers may not vote for each other"}, why="vote to exile"))
+                                   forbidden={**(barred or {}), lover: "lovers may not vote for each other"},
+                                   why="vote to exile"))
             else:
-                asks.append(Target(v, act, shared, why="vote to exile"))
+                asks.append(Target(v, act, shared, forbidden=barred, why="vote to exile"))
         return asks
+
+    def barred(self: Moderator) -> dict[int, str] | None:
+        """Living players a rule keeps off the exile ballot, with the rule, for the refusal's message (a
+        revealed idiot, RULES.md §1.6 #21); None, the usual case, after one look-up."""
+        t = self.t
+        idiots = t.by_role.get("idiot")
+        if not idiots or t.opts.revealed_idiot_votable:
+            return None
+        seats = [p.seat for p in idiots if p.alive and not self.votable(p)]
+        return dict.fromkeys(seats, REVEALED_IDIOT) if seats else None
 
     def count_votes(self: Moderator, act: str, voters: list[int], ballots: list[Any]
                     ) -> tuple[int | None, list[int], dict[int, int]]:
@@ -575,6 +587,9 @@ class DaySteps:
             # He took everyone: his win, weighed with whatever else holds now by tie_priority.
             self.decide(self.conditions() | {"bomber"})
         yield from self.batch_done(batch)
+
+
+REVEALED_IDIOT: Final = "a revealed idiot may not be voted for (revealed_idiot_votable=false)"
 
 
 def top(tally: dict[int, Votes]) -> tuple[int | None, list[int]]:

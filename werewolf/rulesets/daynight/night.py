@@ -247,6 +247,16 @@ def dreamcatcher(m: Moderator, p: Player | None) -> Gen:
     t.log("dreamed", seat=p.seat, target=d)
 
 
+def knife_voices(m: Moderator, members: list[Player]) -> list[int]:
+    """Who names tonight's kill: the pack, and a wolf who self-destructed today where the table lets him
+    (option ``self_destructed_wolf_votes_knife``, 000 「自爆的狼人可進行指刀行動」; set by ``self_destruct``)."""
+    voices = [q.seat for q in members]
+    voice = m.t.knife_voice
+    if voice is not None and voice not in voices:
+        voices.append(voice)
+    return voices
+
+
 def pack(m: Moderator, p: Player | None) -> Gen:
     """The pack wakes together and names one victim, or none (RULES.md §2.1 werewolf)."""
     t = m.t
@@ -254,9 +264,7 @@ def pack(m: Moderator, p: Player | None) -> Gen:
     if m.n.k == 1 and members:
         special = [q.seat for q in members if q.role != "werewolf"]
         t.tell_group([q.seat for q in members], "pack", seats=[q.seat for q in members], special=special)
-    voices = [q.seat for q in members]
-    if t.knife_voice is not None and t.knife_voice not in voices:
-        voices.append(t.knife_voice)
+    voices = knife_voices(m, members)
     if not voices:
         return
     forbidden: dict[int, str] = {}

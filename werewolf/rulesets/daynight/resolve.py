@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from mypy_extensions import trait
 
@@ -14,6 +14,8 @@ if TYPE_CHECKING:
     from werewolf.rulesets.daynight.moderator import Moderator
 
 Gen = Generator[list[Decision], list[Any], Any]
+
+_THUMB_UP: Final = frozenset({"hidden_wolf", "cupid"})  # the seer's thumb is up for them whatever their side
 
 
 @trait
@@ -118,8 +120,12 @@ class ClassicResolution:
     def seer_result(self: Moderator, target: Player) -> str:
         if self.t.opts.seer_model == "village_or_not":
             return "village" if target.faction == "good" else "not_village"
-        # The hidden wolf reads good; cupid, the bomber and an untransformed wild child are not wolves.
-        return "wolf" if target.wolf and target.role != "hidden_wolf" else "good"
+        # The thumb (seer_model good_wolf or wolf_or_not, one rule): down for a wolf card or a wolf-side player,
+        # wherever a ruleset's factions put him (wechat's white wolf, a wolf among the black lovers). Up for the
+        # hidden wolf (his card), cupid on any side (「永遠只出示好人手勢」, 001; 000 「顯示為好人」) and the rest.
+        if target.role in _THUMB_UP:
+            return "good"
+        return "wolf" if target.wolf or self.is_wolf_card(target.role) else "good"
 
     def elder_penalty(self: Moderator, elder: Player, batch: list[Player]) -> None:
         """The village killed the elder: every good power is lost (RULES.md §2.1 elder)."""

@@ -112,9 +112,6 @@ class DayNightRuleset:
     def adjust_options(self, opts: DayNightOptions, deck: list[str],
                        overrides: Mapping[str, Any] | None) -> DayNightOptions:
         """Hook: a ruleset derives options from the deck (facetoface presets)."""
-        if opts.win_mode == "preset":
-            raise SetupError(f"win_mode 'preset' takes the rule of a facetoface preset, and {self.name} has no "
-                             "presets: choose 'tu_bian', 'tu_cheng' or 'half'")
         self.check_tie_priority(opts, deck)
         return opts
 

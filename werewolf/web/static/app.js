@@ -68,6 +68,8 @@ async function homePage() {
     el("option", { value: "face_to_face", text: ui("face_to_face") }));
   const kind = el("select", { id: "bot-kind" },
     decks.bot_kinds.map((k) => el("option", { value: k.id, text: k.name })));
+  const timeout = el("select", { id: "timeout" });
+  const timeoutLabel = el("label", {}, ui("decision_time"), timeout);
   const talk = el("select", { id: "talk-length" });
   const talkLabel = el("label", {}, decks.labels.discussion, talk);
   for (const r of decks.rulesets) rs.append(el("option", { value: r.id, text: r.name }));
@@ -81,6 +83,7 @@ async function homePage() {
     const pref = r.decks.find((d) => d.players === 12);
     if (pref) deck.value = pref.id;
     syncBots();
+    fillTimeout(timeout, rs.value, mode.value);
   };
   const players = () => {
     const r = decks.rulesets.find((x) => x.id === rs.value);
@@ -88,6 +91,8 @@ async function homePage() {
   };
   const syncBots = () => { bots.max = String(players() - 1); if (+bots.value > players() - 1) bots.value = "0"; };
   rs.addEventListener("change", fillDecks);
+  mode.addEventListener("change", () => fillTimeout(timeout, rs.value, mode.value));
+  timeout.addEventListener("change", () => { timeout.dataset.chosen = "1"; });
   deck.addEventListener("change", syncBots);
   fillDecks();
   const create = el("button", { id: "create", class: "big primary", text: ui("create_btn"), onclick: async () => {
@@ -98,7 +103,7 @@ async function homePage() {
     try {
       const options = talkLabel.hidden ? {} : { discussion_seconds: JSON.parse(talk.value) };
       const room = await api("POST", "/api/rooms", { ruleset: rs.value, deck: deck.value, bots: seats,
-        bot_kind: kind.value, options, mode: mode.value, lang: LANG });
+        bot_kind: kind.value, options, mode: mode.value, lang: LANG, timeout: +timeout.value });
       localStorage.setItem(key(room.room, "host"), room.host_token);
       location.href = "/r/" + room.room;
     } catch (err) { toast(err.message); create.disabled = false; }
@@ -111,7 +116,31 @@ async function homePage() {
     el("label", {}, decks.labels.bot_kind, kind),
     talkLabel,
     el("label", {}, ui("mode"), mode),
+    timeoutLabel, el("p", { class: "muted small", text: ui("decision_time_hint") }),
     create));
+}
+
+// The host's choice of time per decision (a speech is a decision too); 0 waits for ever.
+const TIMEOUTS = [30, 60, 90, 120, 180, 300, 600, 0];
+
+// A day-and-night game needs time for a speech; a one-night game only for its night actions and
+// the vote (its discussion has its own clock); face to face, people talk aloud before tapping.
+function defaultTimeout(ruleset, mode) {
+  if (ruleset === "onuw" || ruleset === "onenight") return mode === "face_to_face" ? 120 : 60;
+  return mode === "face_to_face" ? 300 : 180;
+}
+
+function fillTimeout(select, ruleset, mode) {
+  const best = defaultTimeout(ruleset, mode);
+  const keep = select.dataset.chosen ? select.value : String(best);
+  select.replaceChildren(...TIMEOUTS.map((x) => el("option", { value: String(x),
+    text: durationText(x) + (x === best ? ` (${ui("recommended")})` : "") })));
+  select.value = keep;
+}
+
+function durationText(seconds) {
+  if (!seconds) return ui("no_limit");
+  return seconds % 60 ? `${seconds} ${ui("seconds")}` : `${seconds / 60} ${ui("minutes")}`;
 }
 
 function summary(names) {
@@ -122,7 +151,7 @@ function summary(names) {
 
 // -- a room ------------------------------------------------------------------------------------
 const S = { room: null, host: null, player: null, ws: null, view: null, retry: 0, closed: false,
-            picked: new Set(), revealed: false, sending: false, draft: "", link: null };
+            picked: new Set(), revealed: false, sending: false, draft: "", link: null, askedFull: false };
 
 async function roomPage(room) {
   S.room = room;
@@ -132,14 +161,24 @@ async function roomPage(room) {
   try {
     const info = await api("GET", "/api/rooms/" + room);
     if (info.status === "lobby") renderJoin(info); else { localStorage.setItem(key(room, "watch"), "1"); connect(); }
-  } catch (err) { toast(err.message); }
+  } catch (err) { noRoom(err.message); }
+}
+
+// A link that leads nowhere gets a page that says so, never a blank screen.
+function noRoom(message) {
+  document.getElementById("phase").textContent = "";
+  document.getElementById("app").replaceChildren(el("section", { class: "card", id: "no-room" },
+    el("h1", { text: ui("no_room") }), el("p", { text: ui("no_room_hint") }),
+    message ? el("p", { class: "muted small", text: message }) : null,
+    el("a", { class: "button big primary", href: "/", text: ui("create") })));
 }
 
 function connect() {
   if (S.ws) { S.closed = true; S.ws.close(); }
   S.closed = false;
+  S.askedFull = false;
   const token = S.player || S.host;
-  const q = new URLSearchParams({ lang: LANG });
+  const q = new URLSearchParams({ lang: LANG, delta: "true" });
   if (!token) q.set("spectator", "true");
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
   // The token travels as a subprotocol (a header), never in the URL: URLs end up in logs.
@@ -150,11 +189,18 @@ function connect() {
   ws.onmessage = (m) => {
     const data = JSON.parse(m.data);
     if (data.error) { toast(data.error); if (/token/.test(data.error)) forget(); return; }
-    S.view = data;
+    const view = applyUpdate(S.view, data);
+    if (!view) {  // a delta this phone cannot apply: ask once for the full view
+      if (!S.askedFull) { S.askedFull = true; ws.send(JSON.stringify({ full: true })); }
+      return;
+    }
+    S.askedFull = false;
+    S.view = view;
     render();
   };
   ws.onclose = (e) => {
     if (S.ws !== ws || S.closed) return;
+    if (e.code === 4404 || e.code === 4410) { noRoom(e.reason); return; }
     if (e.code >= 4400 && e.code < 4500) return;  // refused: a retry would be refused too
     const st = document.getElementById("status");
     st.textContent = ui("reconnecting");
@@ -162,6 +208,20 @@ function connect() {
     S.retry = Math.min(S.retry + 1, 5);
     setTimeout(connect, 500 * S.retry);
   };
+}
+
+// A push is the full view, or (?delta=true) what changed since the version `base`: fields to set,
+// new events and their narrations to append. On any doubt (not our version, a malformed delta): null.
+function applyUpdate(view, data) {
+  if (!("base" in data)) return data;
+  if (!view || view.v !== data.base || !data.set || !Array.isArray(data.events) || !Array.isArray(view.events))
+    return null;
+  const next = Object.assign({}, view, data.set, { v: data.v, events: view.events.concat(data.events) });
+  if (data.text) {
+    if (!view.text || !Array.isArray(view.text.events) || !Array.isArray(data.text.events)) return null;
+    next.text = Object.assign({}, view.text, data.text, { events: view.text.events.concat(data.text.events) });
+  }
+  return next;
 }
 
 function forget() {
@@ -213,12 +273,24 @@ async function join(input, button) {
 
 function seatsCard(room, me) {
   const dead = S.view ? deadSeats(S.view.events) : new Set();
+  const sheriff = S.view ? sheriffSeat(S.view.events) : null;
+  const speaking = new Set(S.view ? speakers(S.view) : []);
   return el("section", { class: "card", id: "seats" }, el("h2", { text: ui("seats") }),
     el("ol", { class: "seats" }, room.seats.map((s) => el("li", {
-      class: [s.seat === me ? "me" : "", dead.has(s.seat) ? "dead" : "", s.taken ? "" : "free"].join(" ") },
+      class: [s.seat === me ? "me" : "", dead.has(s.seat) ? "dead" : "", s.taken ? "" : "free",
+              s.seat === sheriff ? "sheriff" : "", speaking.has(s.seat) ? "speaking" : ""].join(" ") },
       el("b", { text: String(s.seat) }),
       el("span", { text: s.name || (s.bot ? "🤖 " + ui("bot") : ui("empty")) }),
+      s.seat === sheriff ? el("i", { class: "badge-mark", title: ui("sheriff"), text: "★ " + ui("sheriff") }) : null,
+      speaking.has(s.seat) ? el("i", { class: "talking", title: ui("speaking"), text: "🎤" }) : null,
       s.seat === me ? el("em", { text: ui("you") }) : null))));
+}
+
+// The sheriff as the log last named one (a badge torn or lost names nobody).
+function sheriffSeat(events) {
+  let seat = null;
+  for (const e of events) if (e.type === "sheriff") seat = typeof e.seat === "number" ? e.seat : null;
+  return seat;
 }
 
 function deadSeats(events) {
@@ -236,6 +308,7 @@ function render() {
   fixedBadge(v.room);
   if (v.room.status === "lobby") renderLobby(v); else renderGame(v);
   voiceFeed(v);
+  buzzOnMyTurn(v);
 }
 
 function renderLobby(v) {
@@ -282,21 +355,75 @@ function renderGame(v) {
   const t = v.text || { events: [], decisions: [] };
   const parts = [];
   if (v.game_over && t.result) parts.push(resultCard(v, t));
+  const covered = isCovered(v);
   if (v.seat !== null) {
     parts.push(roleCard(v, t));
     if (v.discussion && t.discussion) parts.push(talkCard(v, t.discussion));
+    if (!v.game_over) parts.push(speakingCard(v));
     const woken = v.awake && !v.pending ? awakeCard(v, t) : null;
-    if (woken) parts.push(woken);
+    if (covered && !v.game_over) parts.push(coverCard());
+    else if (woken) parts.push(woken);
     else if (!v.game_over) parts.push(decisionCard(v, t));
   } else {
     parts.push(moderatorCard(v, t));
     if (v.discussion && t.discussion) parts.push(talkCard(v, t.discussion));
   }
-  parts.push(logCard(v, t));
+  if (!covered) parts.push(logCard(v, t));
   parts.push(seatsCard(v.room, v.seat));
   const focused = document.activeElement && document.activeElement.id === "speech" ? true : false;
-  app.replaceChildren(...parts);
+  app.replaceChildren(...parts.filter(Boolean));
   if (focused) { const s = document.getElementById("speech"); if (s) { s.focus(); } }
+}
+
+// Face to face, a glance at a phone must not show a wolf: until its holder taps, the screen hides the
+// role card, what there is to do and the log alike (one tap shows them all, another hides them).
+function isCovered(v) {
+  return v.seat !== null && !S.revealed && v.room.mode === "face_to_face" && !v.game_over;
+}
+
+function coverCard() {
+  return el("section", { class: "card cover", id: "cover", role: "button", onclick: () => { S.revealed = true; render(); } },
+    el("h2", { text: ui("cover") }), el("p", { class: "hint", text: ui("cover_hint") }));
+}
+
+// Who has the floor, on every phone (the moderator's screen shows it too), with the time taken so far.
+function speakingCard(v) {
+  const seats = speakers(v).filter((s) => s !== v.seat);
+  if (!seats.length) return null;
+  const turn = seats.join(",");
+  if (S.turn !== turn) { S.turn = turn; S.turnStart = Date.now(); }
+  const clock = el("span", { class: "count" });
+  const tick = () => {
+    const s = Math.floor((Date.now() - S.turnStart) / 1000);
+    clock.textContent = ` ⏱ ${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+  };
+  tick();
+  clearInterval(speakingCard.timer);
+  speakingCard.timer = setInterval(tick, 1000);
+  return el("section", { class: "card now-speaking", id: "now-speaking" },
+    el("b", { text: ui("speaking_now") + ": " }), seats.map((s) => seatText(v.room, s)).join(", "), clock);
+}
+
+// The seats that have the floor, one by one (in the one-night discussion everyone may talk at once:
+// its card shows who is ready instead).
+function speakers(v) {
+  return v.discussion ? [] : v.speaking || [];
+}
+
+// "Seat 3 · Chen": a seat as the narration writes it, with the name of the person in it.
+function seatText(room, n) {
+  const label = ui("seat_fmt").replace("{n}", String(n));
+  const s = room.seats.find((x) => x.seat === n);
+  return s && s.name ? `${label} · ${s.name}` : label;
+}
+
+// The server's narration names seats ("Seat 3", "3號"); the log adds the name of who sits there.
+function withNames(text, room) {
+  const named = new Map(room.seats.filter((s) => s.name).map((s) => [s.seat, s.name]));
+  if (!named.size) return text;
+  const [before, after] = ui("seat_fmt").split("{n}").map((x) => x.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  const re = new RegExp(`${before}(\\d+)${after}(?![\\d·])` + (after ? "" : "\\b"), "g");
+  return text.replace(re, (m, n) => (named.has(+n) ? `${m} · ${named.get(+n)}` : m));
 }
 
 function roleCard(v, t) {
@@ -335,6 +462,8 @@ function decisionCard(v, t) {
   for (const d of t.decisions) {
     if (v.discussion && d.part === "discussion") { card.append(talkBox(v, t.discussion)); continue; }
     card.append(el("h2", { text: d.title }), el("p", { class: "prompt", text: d.prompt }));
+    const only = onlyChoice(d);
+    if (only) card.append(only);
     if (d.act === "speak") card.append(speakBox(v, d));
     else if ((d.kind === "pair" || d.kind === "subset") && d.options.length > 8) card.append(seatPicker(v, d));
     else {
@@ -351,9 +480,15 @@ function decisionCard(v, t) {
   return card;
 }
 
+// A choice the rules narrowed to one option says why, instead of a lone button.
+function onlyChoice(d) {
+  if (d.interrupt || d.act === "speak" || d.options.length !== 1) return null;
+  return el("p", { class: "muted small only-choice", text: ui(d.act === "order" ? "order_alternates" : "only_choice") });
+}
+
 function optionLabel(v, o) {
   const target = o.move.target;
-  const name = typeof target === "number" ? seatName(v.room, target) : "";
+  const name = typeof target === "number" && target !== v.seat ? seatName(v.room, target) : "";
   return name ? `${o.label} · ${name}` : o.label;
 }
 
@@ -453,7 +588,7 @@ function logCard(v, t) {
   const list = el("ol", { class: "log", id: "log" });
   const lines = [];
   v.events.forEach((e, i) => { const s = t.events[i]; if (s) lines.push([e, s]); });
-  for (const [e, s] of lines.reverse()) list.append(el("li", { class: "ev-" + e.type, text: s }));
+  for (const [e, s] of lines.reverse()) list.append(el("li", { class: "ev-" + e.type, text: withNames(s, v.room) }));
   return el("section", { class: "card" }, el("h2", { text: ui("log") }), list);
 }
 
@@ -572,6 +707,58 @@ function next() {
   synth.speak(u);
 }
 
+// -- your turn: a beep and a vibration (a toggle in the bar turns them off; the phone remembers) ------
+const BUZZ = { last: "", audio: null };
+window.__buzzes = 0;
+window.__beeps = 0;
+
+function buzzOn() { return localStorage.getItem("ww:buzz") !== "off"; }
+
+function buzzButton() {
+  const b = document.getElementById("buzz");
+  if (!b) return;
+  b.textContent = buzzOn() ? "🔔" : "🔕";
+  b.title = ui(buzzOn() ? "buzz_on" : "buzz_off");
+  b.setAttribute("aria-label", b.title);
+  b.setAttribute("aria-pressed", buzzOn() ? "true" : "false");
+}
+
+// What this phone is asked now (not the interrupts that are there all day); a new ask buzzes once.
+function buzzOnMyTurn(v) {
+  const asks = ((v.text && v.text.decisions) || []).filter((d) => !d.interrupt);
+  const now = asks.length ? `${v.phase}:${asks.map((d) => d.act + (d.part || "")).join(",")}` : "";
+  const fresh = now && now !== BUZZ.last;
+  BUZZ.last = now;
+  if (!fresh || !buzzOn() || v.seat === null) return;
+  window.__buzzes += 1;
+  if (navigator.vibrate) navigator.vibrate([120, 80, 120]);
+  // Face to face at night a beep would tell the table whose role was just called: vibration only.
+  if (!(v.room.mode === "face_to_face" && /^night/.test(v.phase))) beep();
+}
+
+function beep() {
+  window.__beeps += 1;
+  try {
+    const Ctx = window.AudioContext || window.webkitAudioContext;
+    if (!Ctx) return;
+    BUZZ.audio = BUZZ.audio || new Ctx();
+    const ctx = BUZZ.audio, osc = ctx.createOscillator(), gain = ctx.createGain();
+    osc.frequency.value = 880;
+    gain.gain.setValueAtTime(0.15, ctx.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.001, ctx.currentTime + 0.35);
+    osc.connect(gain).connect(ctx.destination);
+    osc.start();
+    osc.stop(ctx.currentTime + 0.35);
+  } catch (e) { /* no sound on this browser: the vibration and the screen still tell */ }
+}
+
+// Browsers start sound only after a tap: the first tap anywhere wakes the audio for later beeps.
+function unlockAudio() {
+  const Ctx = window.AudioContext || window.webkitAudioContext;
+  if (Ctx && !BUZZ.audio) { try { BUZZ.audio = new Ctx(); } catch (e) { /* none */ } }
+  if (BUZZ.audio && BUZZ.audio.state === "suspended") BUZZ.audio.resume().catch(() => {});
+}
+
 // -- start ---------------------------------------------------------------------------------------
 function setLang(lang) {
   LANG = lang;
@@ -579,6 +766,7 @@ function setLang(lang) {
   document.documentElement.lang = lang;
   document.querySelectorAll("[data-ui]").forEach((n) => { n.textContent = ui(n.dataset.ui); });
   document.title = ui("title");
+  buzzButton();
 }
 
 function main() {
@@ -589,6 +777,9 @@ function main() {
     setLang(picker.value);
     if (S.room) connect(); else homePage();
   });
+  const buzz = document.getElementById("buzz");
+  if (buzz) buzz.addEventListener("click", () => { localStorage.setItem("ww:buzz", buzzOn() ? "off" : "on"); buzzButton(); });
+  document.addEventListener("pointerdown", unlockAudio, { once: true });
   const m = location.pathname.match(/^\/r\/([A-Za-z0-9_-]+)/);
   if (m) roomPage(m[1]); else homePage();
 }

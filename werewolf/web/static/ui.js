@@ -21,7 +21,16 @@ window.UI = {
     speak_time: "Speaking time", seat: "Seat",
     fixed_deal: "Fixed deal",
     fixed_deal_hint: "The host chose this game's seed: whoever knows it knows every role.",
-    awake: "Your turn: open your eyes", awake_nothing: "Nothing to do this time.", awake_ok: "OK, eyes closed"
+    awake: "Your turn: open your eyes", awake_nothing: "Nothing to do this time.", awake_ok: "OK, eyes closed",
+    sheriff: "sheriff", seat_fmt: "Seat {n}", speaking: "Speaking",
+    cover: "Tap to show your screen", cover_hint: "Your actions and your log stay hidden until you tap.",
+    buzz_on: "Sound and vibration on your turn: on", buzz_off: "Sound and vibration on your turn: off",
+    no_room: "No such room", no_room_hint: "This link leads to no room: it may be mistyped, or the room has closed.",
+    only_choice: "The rules leave only this choice.",
+    order_alternates: "The speaking order must alternate with the previous one.",
+    decision_time: "Time for each decision or speech",
+    decision_time_hint: "When it runs out, the default answer is taken (pass, abstain, nobody).",
+    no_limit: "No limit", recommended: "recommended", minutes: "min", seconds: "s"
   },
   "zh-Hant": {
     title: "狼人殺", create: "建立房間", ruleset: "規則", deck: "板子", bots: "電腦玩家",
@@ -40,7 +49,16 @@ window.UI = {
     new_room: "新房間", spectator: "觀眾", host_hint: "你是這個房間的房主。", speak_time: "發言時間",
     seat: "座位", fixed_deal: "指定發牌",
     fixed_deal_hint: "房主指定了本局的亂數種子：知道種子的人就知道每個人的身分。",
-    awake: "輪到你了：請睜眼", awake_nothing: "這次沒有可以做的事。", awake_ok: "好，閉眼"
+    awake: "輪到你了：請睜眼", awake_nothing: "這次沒有可以做的事。", awake_ok: "好，閉眼",
+    sheriff: "警長", seat_fmt: "{n}號", speaking: "發言中",
+    cover: "點擊顯示你的畫面", cover_hint: "你的操作和紀錄會一直隱藏，直到你點擊。",
+    buzz_on: "輪到你時的聲音和震動：開", buzz_off: "輪到你時的聲音和震動：關",
+    no_room: "沒有這個房間", no_room_hint: "這個連結找不到房間：可能打錯了，或房間已經關閉。",
+    only_choice: "規則只允許這一個選擇。",
+    order_alternates: "發言順序必須和上一次相反。",
+    decision_time: "每次操作或發言的時間",
+    decision_time_hint: "時間到了就採用預設的選擇（過、棄票、不選擇）。",
+    no_limit: "不限時", recommended: "建議", minutes: "分鐘", seconds: "秒"
   },
   "zh-Hans": {
     title: "狼人杀", create: "创建房间", ruleset: "规则", deck: "板子", bots: "电脑玩家",
@@ -59,6 +77,15 @@ window.UI = {
     new_room: "新房间", spectator: "观众", host_hint: "你是这个房间的房主。", speak_time: "发言时间",
     seat: "座位", fixed_deal: "指定发牌",
     fixed_deal_hint: "房主指定了本局的随机种子：知道种子的人就知道每个人的身份。",
-    awake: "轮到你了：请睁眼", awake_nothing: "这次没有可以做的事。", awake_ok: "好，闭眼"
+    awake: "轮到你了：请睁眼", awake_nothing: "这次没有可以做的事。", awake_ok: "好，闭眼",
+    sheriff: "警长", seat_fmt: "{n}号", speaking: "发言中",
+    cover: "点击显示你的画面", cover_hint: "你的操作和记录会一直隐藏，直到你点击。",
+    buzz_on: "轮到你时的声音和振动：开", buzz_off: "轮到你时的声音和振动：关",
+    no_room: "没有这个房间", no_room_hint: "这个链接找不到房间：可能输错了，或房间已经关闭。",
+    only_choice: "规则只允许这一个选择。",
+    order_alternates: "发言顺序必须和上一次相反。",
+    decision_time: "每次操作或发言的时间",
+    decision_time_hint: "时间到了就采用默认的选择（过、弃票、不选择）。",
+    no_limit: "不限时", recommended: "建议", minutes: "分钟", seconds: "秒"
   }
 };

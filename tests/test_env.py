@@ -1,0 +1,284 @@
+"""werewolf.env: the PettingZoo environments (API, seeds, masks, rewards, the observation encoding)."""
+
+from __future__ import annotations
+
+import random
+import warnings
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pettingzoo")
+
+from pettingzoo.test import api_test, parallel_api_test, seed_test  # noqa: E402
+
+from werewolf.agents import seat_view  # noqa: E402
+from werewolf.core.views import option_id  # noqa: E402
+from werewolf.env import ENCODING_VERSION, SeatEncoder, env, layout, parallel_env, unflatten  # noqa: E402
+from werewolf.env.actions import action_space  # noqa: E402
+from werewolf.rulesets import MODULES, get_ruleset  # noqa: E402
+
+DECKS = {"classic": "classic12", "facetoface": "ff12_cupid_thief", "wechat": "wechat12", "onuw": "onuw7",
+         "onenight": "onenight5"}
+
+
+def test_every_ruleset_has_an_environment() -> None:
+    assert set(DECKS) == set(MODULES)
+
+
+def _random_steps(e, rng: random.Random, check=None) -> None:  # type: ignore[no-untyped-def]
+    for agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        if check is not None:
+            check(e, agent, obs)
+        legal = np.flatnonzero(obs["action_mask"])
+        e.step(int(legal[rng.randrange(len(legal))]))
+
+
+@pytest.mark.parametrize("ruleset", list(DECKS))
+def test_pettingzoo_api_and_seed_tests(ruleset: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # its advice to use a Box observation: ours is a Dict with the mask
+        api_test(env(ruleset, deck=DECKS[ruleset], seed=1), num_cycles=300)
+        seed_test(lambda: env(ruleset, deck=DECKS[ruleset], lang=None), num_cycles=300)
+        parallel_api_test(parallel_env(ruleset, deck=DECKS[ruleset], seed=1), num_cycles=300)
+
+
+@pytest.mark.parametrize("ruleset", list(DECKS))
+def test_masks_are_exactly_the_legal_moves_and_rewards_go_by_team(ruleset: str) -> None:
+    e = env(ruleset, deck=DECKS[ruleset], lang=None)
+    ids = e.action_ids
+
+    def check(e, agent, obs) -> None:  # type: ignore[no-untyped-def]
+        seat = int(agent.split("_")[1])
+        pending = e.game.pending(seat)
+        assert pending, "an agent was selected that owes nothing"
+        masked = {ids[i] for i in np.flatnonzero(obs["action_mask"])}
+        assert masked == {option_id(m) for m in pending[0].options()}
+        assert e.infos[agent]["legal"] == [option_id(m) for m in pending[0].options()]
+
+    for seed in range(4):
+        e.reset(seed=seed)
+        _random_steps(e, random.Random(seed), check)
+        result = e.game.result
+        assert e.game.over
+        rewards = {int(a.split("_")[1]): r for a, r in e.final_rewards.items()}
+        if result and result[1]:
+            assert {s for s, r in rewards.items() if r == 1} == set(result[1])
+            assert all(r == -1 for s, r in rewards.items() if s not in result[1])
+        else:
+            assert all(r == 0 for r in rewards.values())
+
+
+def test_an_illegal_action_is_refused_with_the_legal_ones() -> None:
+    e = env("onenight", deck="onenight5", seed=3, lang=None)
+    e.reset()
+    obs, *_ = e.last()
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    before = len(e.game.answers)
+    with pytest.raises(ValueError, match="legal"):
+        e.step(illegal)
+    assert len(e.game.answers) == before
+
+
+@pytest.mark.parametrize("ruleset", ["classic", "onuw"])
+def test_reset_with_a_seed_plays_the_same_game(ruleset: str) -> None:
+    def trace(seed: int) -> list[bytes]:
+        e = env(ruleset, deck=DECKS[ruleset], lang=None)
+        e.reset(seed=seed)
+        out = []
+        rng = random.Random(0)
+        for _ in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            out.append(obs["observation"].tobytes())
+            if term or trunc:
+                e.step(None)
+            else:
+                legal = np.flatnonzero(obs["action_mask"])
+                e.step(int(legal[rng.randrange(len(legal))]))
+        return out
+
+    assert trace(7) == trace(7)
+    assert trace(7) != trace(8)
+
+
+@pytest.mark.parametrize("ruleset", list(DECKS))
+def test_the_observation_built_step_by_step_is_the_one_built_from_scratch(ruleset: str) -> None:
+    """The environment's encoders only read new events; a fresh encoder of the seat's whole view
+    (werewolf.agents' Host) gives the same vector, and so does one fed each view's new events."""
+    e = env(ruleset, deck=DECKS[ruleset], lang=None)
+    e.reset(seed=5)
+    rng = random.Random(5)
+    feeders: dict[int, SeatEncoder] = {}
+    from werewolf.agents import Host
+
+    host = Host(e.game)
+    checked = 0
+    for agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        seat = int(agent.split("_")[1])
+        d = e.game.pending(seat)[0]
+        scratch = SeatEncoder(ruleset, seat)
+        scratch.update(seat_view(e.game, seat).events())
+        assert np.array_equal(scratch.vector(d), obs["observation"])
+        host.sync()
+        view = host.view(seat, d)
+        inc = feeders.setdefault(seat, SeatEncoder(ruleset, seat))
+        inc.update(view.new_events())
+        assert np.array_equal(inc.vector(d), obs["observation"])
+        checked += 1
+        legal = np.flatnonzero(obs["action_mask"])
+        e.step(int(legal[rng.randrange(len(legal))]))
+    assert checked > 3
+
+
+def test_the_encoding_is_documented_and_versioned() -> None:
+    import werewolf.env.encoding as enc
+
+    assert ENCODING_VERSION == 1
+    for ruleset in DECKS:
+        for name in layout(ruleset):
+            assert f"    {name} " in enc.__doc__  # every field is in the documented list
+    e = env("classic", deck="classic9", seed=2, lang=None)
+    e.reset()
+    obs, *_ = e.last()
+    fields = unflatten("classic", obs["observation"])
+    assert fields["present"].sum() == 9 and fields["alive"].sum() == 9
+    assert fields["role"].sum() == 1 and fields["act"].sum() == 1
+
+
+def test_infos_hold_the_view_as_text_in_the_chosen_language() -> None:
+    e = env("classic", deck="classic9", seed=2, lang="zh-Hant")
+    e.reset()
+    _, _, _, _, info = e.last()
+    assert "預言家" in info["text"] or "狼人" in info["text"] or "村民" in info["text"]
+    assert info["legal"] and info["text"].splitlines()[-1].endswith(", ".join(info["legal"]))
+
+
+@pytest.mark.parametrize("ruleset", list(DECKS))
+def test_random_games_of_every_deck_stay_in_the_stored_action_space(ruleset: str) -> None:
+    space = action_space(ruleset)
+    from werewolf.core import Game, Setup
+
+    for deck in get_ruleset(ruleset).decks():
+        game = Game(Setup(ruleset, deck=deck, seed=1))
+        rng = random.Random(1)
+        while not game.over:
+            for d in game.request:
+                space.legal(d)  # raises KeyError naming an id the space lacks
+            game.answer_all([d.random_value(rng) for d in game.request])
+
+
+def test_the_parallel_environment_plays_whole_games() -> None:
+    p = parallel_env("onuw", deck="onuw5", seed=4, lang=None)
+    obs, infos = p.reset()
+    rng = random.Random(0)
+    total = dict.fromkeys(p.possible_agents, 0.0)
+    while p.agents:
+        acts = {a: int(np.flatnonzero(o["action_mask"])[rng.randrange(int(o["action_mask"].sum()))])
+                for a, o in obs.items()}
+        obs, rewards, terms, truncs, infos = p.step(acts)
+        for a, r in rewards.items():
+            total[a] += r
+    assert p.game.over
+    winners = set(p.game.result[1]) if p.game.result else set()
+    assert {int(a.split("_")[1]) for a, r in total.items() if r == 1} == winners
+
+
+def test_statements_are_encoded_from_the_view_step_by_step_as_from_scratch() -> None:
+    """Claims, reports and accusations of every seat (heuristic bots speaking) reach the encoding."""
+    from werewolf.agents import Host
+    from werewolf.agents.heuristic import HeuristicAgent
+    from werewolf.core import Game, Setup
+
+    game = Game(Setup("classic", deck="classic12", seed=3))
+    host = Host(game, default=HeuristicAgent(random.Random(3)))
+    enc = SeatEncoder("classic", 1)
+    read = [0, 0]  # its own count of what it read (the host's speaking turns make views of seat 1 too)
+
+    def feed(view) -> None:  # type: ignore[no-untyped-def]
+        enc.update(view.events_since(read[0], read[1]))
+        read[:] = [len(view.public), len(view.private)]
+
+    while not game.over:
+        host.sync()
+        for d in list(game.request):
+            if d.seat == 1:
+                feed(host.view(1, d))
+            host.answer(d)
+    host.sync()
+    feed(host.view(1))
+    scratch = SeatEncoder("classic", 1)
+    scratch.update(host.view(1).events())
+    assert np.array_equal(enc.vector(), scratch.vector())
+    kinds = {e.data["kind"] for e in host.public if e.type == "statement"}
+    fields = unflatten("classic", scratch.vector())
+    assert "claim" in kinds and fields["claims"].sum() > 0
+    if "check" in kinds:
+        assert fields["reports"].sum() > 0
+
+
+def test_the_readmes_rl_example_runs() -> None:
+    import re
+    from pathlib import Path
+    from typing import Any
+
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## RL environment"):]
+    code = re.search(r"```python\n(.*?)```", section, re.S)
+    assert code is not None
+    scope: dict[str, Any] = {"__name__": "readme_example"}
+    exec(compile(code.group(1), "README.md", "exec"), scope)  # noqa: S102 - our own README
+    e = scope["e"]
+    assert e.game.over and not e.agents
+    assert set(e.final_rewards) == set(e.possible_agents)
+
+
+def test_the_text_is_made_when_read_and_as_it_was_then() -> None:
+    def texts(read_late: bool) -> list[str]:
+        e = env("classic", deck="classic9", seed=6, lang="en")
+        e.reset()
+        rng = random.Random(6)
+        kept, out = [], []
+        for _ in range(40):
+            obs, _, term, trunc, info = e.last()
+            if term or trunc:
+                break
+            assert "text" in info
+            if read_late:
+                kept.append(info)
+            else:
+                out.append(info["text"])
+            legal = np.flatnonzero(obs["action_mask"])
+            e.step(int(legal[rng.randrange(len(legal))]))
+        return [info.get("text") for info in kept] if read_late else out
+
+    now = texts(False)
+    assert texts(True) == now and len(now) == 40
+
+
+def test_decisions_open_at_once_are_served_in_seat_order() -> None:
+    e = env("classic", deck="classic12", seed=9, lang=None)
+    e.reset()
+    rng = random.Random(9)
+    runs: list[list[int]] = []
+    request = None
+    for agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        if e.game.request is not request:
+            request = e.game.request
+            runs.append([])
+        runs[-1].append(int(agent.split("_")[1]))
+        legal = np.flatnonzero(obs["action_mask"])
+        e.step(int(legal[rng.randrange(len(legal))]))
+    assert any(len(r) > 3 for r in runs)  # votes, the pack's kill, the election...
+    assert all(r == sorted(r) for r in runs)

@@ -1,0 +1,109 @@
+"""A fake chat-completions server on loopback, for tests and examples: no network, no model.
+
+``with FakeLLM() as server: LLMAgent("fake", base_url=server.base_url)`` serves
+``POST /v1/chat/completions`` from a thread of this process. Each reply is the next
+of ``replies`` (a string, or a function of the request's JSON returning one); once
+they run out, the server plays by itself: for a move it picks one of the legal ids
+of the request's JSON schema (with its own seeded random stream), for a speech it
+says ``speech`` (silence by default). ``requests`` keeps every request's JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+from collections.abc import Callable, Iterable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Reply = str | Callable[[dict[str, Any]], str]
+
+
+def schema_of(request: dict[str, Any]) -> dict[str, Any]:
+    fmt = request.get("response_format") or {}
+    return (fmt.get("json_schema") or {}).get("schema") or {}
+
+
+class FakeLLM:
+    """A scripted OpenAI-compatible server: ``base_url``, ``requests``, ``close()`` (or use ``with``)."""
+
+    def __init__(self, replies: Iterable[Reply] = (), *, seed: int = 0, speech: str = "",
+                 structured: bool = True) -> None:
+        self.replies: list[Reply] = list(replies)
+        self.requests: list[dict[str, Any]] = []
+        self.rng = random.Random(seed)
+        self.speech = speech
+        self.structured = structured  # False: answer 400 to a response_format, as servers without schemas do
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        port = self._server.server_address[1]
+        self.base_url = f"http://127.0.0.1:{port}/v1"
+
+    def reply(self, request: dict[str, Any]) -> str:
+        with self._lock:
+            self.requests.append(request)
+            if self.replies:
+                r = self.replies.pop(0)
+                return r(request) if callable(r) else r
+            props = schema_of(request).get("properties") or {}
+            if "option" in props:
+                ids = props["option"].get("enum") or []
+                return json.dumps({"option": self.rng.choice(ids)}) if ids else "{}"
+            if "speech" in props:
+                return json.dumps({"speech": self.speech})
+            return self.speech  # no schema: plain text
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive: the client reuses its connection
+            disable_nagle_algorithm = True  # headers and body go out at once, not 40 ms apart
+
+            def do_POST(self) -> None:  # noqa: N802 (the standard library's name)
+                if self.path.rstrip("/") != "/v1/chat/completions":
+                    self._send(404, {"error": {"message": f"no route {self.path}"}})
+                    return
+                size = int(self.headers.get("Content-Length") or 0)
+                request = json.loads(self.rfile.read(size) or b"{}")
+                if not fake.structured and "response_format" in request:
+                    self._send(400, {"error": {"message": "response_format is not supported",
+                                               "type": "invalid_request_error"}})
+                    return
+                content = fake.reply(request)
+                prompt = sum(len(str(m.get("content", ""))) for m in request.get("messages", [])) // 4
+                completion = len(content) // 4
+                self._send(200, {
+                    "id": f"fake-{len(fake.requests)}", "object": "chat.completion", "created": 0,
+                    "model": request.get("model", "fake"),
+                    "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                                 "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                              "total_tokens": prompt + completion}})
+
+            def _send(self, status: int, body: dict[str, Any]) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass  # quiet
+
+        return Handler
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> FakeLLM:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

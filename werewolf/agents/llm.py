@@ -1,0 +1,272 @@
+"""LLM seats: an ``Agent`` that plays any seat through an OpenAI-compatible chat-completions API.
+
+``LLMAgent("gpt-4o-mini")`` talks to ``OPENAI_BASE_URL`` (default: OpenAI's) with
+``OPENAI_API_KEY`` through the ``openai`` package (``pip install 'werewolf[llm]'``);
+any server that implements ``/v1/chat/completions`` works (vLLM, llama.cpp's server,
+Ollama's ``/v1``, LM Studio, a proxy...).
+
+Each call sends the seat's whole view as text in the agent's language
+(``werewolf.agents.prompt``): the ruleset's rules in brief and the seat's role as
+the system message; the seat's log, the question and the legal moves by stable id
+as the user message. The reply is asked for as structured output (a JSON schema
+through ``response_format``: ``{"option": id}`` with the legal ids as an enum, or
+``{"speech": text}``); a server that refuses schemas is asked again without, and
+the reply is read from its text (a JSON object anywhere in it, else the one legal
+id it names). An illegal or unreadable reply is asked again once, with the reason
+(the engine's, for a move it refuses); after that the decision gets its default.
+A speech is the text the model said: the ``Host`` parses it into statements the
+bots weigh.
+
+Every call goes to the ``Transcript`` (JSON Lines), when one is given: the game,
+the seat, its role, the phase, the messages sent, the reply, the move read, the
+outcome, the tokens and the latency.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+import time
+from functools import lru_cache
+from typing import IO, Any
+
+from werewolf.agents import Agent, Said
+from werewolf.agents.prompt import Prompter
+from werewolf.core.decisions import Move, Speak
+from werewolf.core.errors import WerewolfError
+from werewolf.core.views import SeatView
+from werewolf.i18n import normalize_lang, t
+
+
+class LLMError(WerewolfError):
+    """The chat-completions server could not be reached or refused the request (not a bad reply)."""
+
+
+class Transcript:
+    """Every call of the LLM seats of a game, one JSON object a line, in ``path`` (appended to).
+
+    ``game`` (any JSON value: a game number, a seed) goes into every record. Shared by the
+    seats of one game; safe to write from several threads.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | IO[str], game: Any = None) -> None:
+        self.game = game
+        self._own = not hasattr(path, "write")
+        self._path = path
+        self._file: IO[str] | None = None if self._own else path  # type: ignore[assignment]
+        self._lock = threading.Lock()
+        self.records = 0
+
+    def write(self, record: dict[str, Any]) -> None:
+        line = json.dumps({"game": self.game, **record}, ensure_ascii=False)
+        with self._lock:
+            if self._file is None:
+                self._file = open(self._path, "a", encoding="utf-8")  # type: ignore[arg-type]  # noqa: SIM115
+            self._file.write(line + "\n")
+            self._file.flush()
+            self.records += 1
+
+    def close(self) -> None:
+        with self._lock:
+            if self._own and self._file is not None:
+                self._file.close()
+                self._file = None
+
+    def __enter__(self) -> Transcript:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _client(base_url: str | None, api_key: str | None, timeout: float) -> Any:
+    # A local server needs no key, but the client insists on one.
+    return _shared_client(base_url or os.environ.get("OPENAI_BASE_URL") or None,
+                          api_key or os.environ.get("OPENAI_API_KEY") or "none", timeout)
+
+
+@lru_cache(maxsize=8)
+def _shared_client(base_url: str | None, api_key: str, timeout: float) -> Any:
+    """One client (and its connection pool) per server in a process, for every seat of every game."""
+    try:
+        import openai
+    except ImportError:
+        raise LLMError("LLM seats need the openai package: pip install 'werewolf[llm]'") from None
+    return openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=2)
+
+
+_DECODER = json.JSONDecoder()
+
+
+def json_object(text: str) -> dict[str, Any] | None:
+    """The first JSON object in ``text`` (the whole text, a fenced block, or one amid prose)."""
+    text = text.strip()
+    start = text.find("{")
+    while start != -1:
+        try:
+            obj, _ = _DECODER.raw_decode(text, start)
+        except json.JSONDecodeError:
+            obj = None
+        if isinstance(obj, dict):
+            return obj
+        start = text.find("{", start + 1)
+    return None
+
+
+def _named_ids(text: str, ids: list[str]) -> list[str]:
+    """The legal ids ``text`` names as whole tokens (``vote:4`` is not in ``vote:41``)."""
+    found = []
+    for oid in ids:
+        if re.search(r"(?<![\w:,])" + re.escape(oid) + r"(?![\w:,])", text):
+            found.append(oid)
+    return found
+
+
+class LLMAgent(Agent):
+    """Plays seats through a chat-completions model. One agent per seat is usual (each its own calls),
+    but one may play several: every call carries only the asking seat's view.
+
+    ``model``: the model's name on the server; ``base_url``/``api_key``: else ``OPENAI_BASE_URL`` and
+    ``OPENAI_API_KEY``; ``lang``: the language of the prompts and of its speech; ``transcript``: where
+    every call is recorded; ``temperature``/``seed``: passed on when given; ``structured``: ask for a
+    JSON schema (turned off by itself when the server refuses it); ``client``: an ``openai.OpenAI``
+    (or anything with its ``chat.completions.create``) instead of one made here; ``discussion_rounds``:
+    the most rounds of a live one-night discussion it talks in.
+    """
+
+    def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None, lang: str = "en",
+                 transcript: Transcript | None = None, temperature: float | None = None, seed: int | None = None,
+                 structured: bool = True, timeout: float = 120.0, client: Any = None,
+                 discussion_rounds: int = 3) -> None:
+        self.model = model
+        self.lang = normalize_lang(lang)
+        self.transcript = transcript
+        self.temperature = temperature
+        self.seed = seed
+        self.structured = structured
+        self.client = client if client is not None else _client(base_url, api_key, timeout)
+        self.prompter = Prompter(self.lang)
+        self.calls = 0
+        self.tokens = 0
+        # A live one-night discussion goes on while anyone talks: a model that always has something to
+        # say is ready to vote after this many rounds.
+        self.discussion_rounds = discussion_rounds
+        self.rounds: dict[int, int] = {}
+
+    # -- the agent ----------------------------------------------------------------------------
+    def act(self, view: SeatView) -> Move | None:
+        d = view.decision
+        if d is None:
+            return None
+        options = view.options()
+        if not options:
+            return None
+        if len(options) == 1:  # nothing to choose: no call
+            return next(iter(options.values()))
+        ids = list(options)
+        schema = {"type": "object", "properties": {"option": {"type": "string", "enum": ids}},
+                  "required": ["option"], "additionalProperties": False}
+        messages = self.prompter.act_messages(view)
+        for attempt in (1, 2):
+            reply, meta = self.call(messages, "move", schema)
+            move, oid, reason = self.read_move(view, reply)
+            outcome = "ok" if move is not None else ("unreadable" if reason == self.t("llm.unreadable")
+                                                      else "illegal")
+            if move is None and attempt == 2:
+                outcome += ", default"
+            self.record(view, "act", attempt, messages, reply, meta, option=oid, outcome=outcome, reason=reason)
+            if move is not None:
+                return move
+            messages = [*messages, {"role": "assistant", "content": reply},
+                        {"role": "user", "content": self.t("llm.retry", reason=reason)}]
+        return None  # the decision's default
+
+    def speak(self, view: SeatView) -> Said:
+        if view.live_speech and view.part == "discussion":
+            done = self.rounds[view.seat] = self.rounds.get(view.seat, 0) + 1
+            if done > self.discussion_rounds:
+                return None  # ready to vote
+        schema = {"type": "object", "properties": {"speech": {"type": "string"}}, "required": ["speech"],
+                  "additionalProperties": False}
+        messages = self.prompter.speak_messages(view)
+        reply, meta = self.call(messages, "speech", schema)
+        obj = json_object(reply)
+        speech = obj.get("speech") if obj is not None else reply
+        text = speech.strip()[:Speak.MAX] if isinstance(speech, str) else ""
+        self.record(view, "speak", 1, messages, reply, meta, speech=text, outcome="ok" if text else "silent")
+        return text or None
+
+    # -- reading a reply ----------------------------------------------------------------------
+    def read_move(self, view: SeatView, reply: str) -> tuple[Move | None, str | None, str | None]:
+        """(the move, its id, why it was not accepted) read from ``reply``."""
+        options = view.options()
+        obj = json_object(reply)
+        if obj is not None:
+            oid = obj.get("option", obj.get("id"))
+            if isinstance(oid, str):
+                oid = oid.strip()
+                if oid in options:
+                    return options[oid], oid, None
+                return None, oid, self.t("llm.unknown_option", option=oid, legal=", ".join(options))
+            if "act" in obj:  # a move written out: the engine says whether it is legal, and why not
+                d = view.decision
+                assert d is not None
+                move = {k: v for k, v in obj.items() if k != "seat"}
+                reason = d.check(move)
+                if reason is None:
+                    from werewolf.core.views import option_id
+
+                    return move, option_id(move), None
+                return None, None, reason
+        named = _named_ids(reply, list(options))
+        if len(named) == 1:
+            return options[named[0]], named[0], None
+        return None, None, self.t("llm.unreadable")
+
+    def t(self, key: str, **fields: Any) -> str:
+        return t(key, self.lang, **fields)
+
+    # -- the server ---------------------------------------------------------------------------
+    def call(self, messages: list[dict[str, str]], name: str, schema: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """The model's reply to ``messages`` (its text) and the call's tokens and latency."""
+        kwargs: dict[str, Any] = {"model": self.model, "messages": messages}
+        if self.temperature is not None:
+            kwargs["temperature"] = self.temperature
+        if self.seed is not None:
+            kwargs["seed"] = self.seed
+        if self.structured:
+            kwargs["response_format"] = {"type": "json_schema",
+                                         "json_schema": {"name": name, "schema": schema, "strict": True}}
+        import openai
+
+        start = time.perf_counter()
+        try:
+            response = self.client.chat.completions.create(**kwargs)
+        except openai.BadRequestError as e:
+            if not self.structured:
+                raise LLMError(f"the model server refused the request: {e}") from None
+            self.structured = False  # a server without JSON schemas: read the answer from the text
+            return self.call(messages, name, schema)
+        except openai.OpenAIError as e:
+            raise LLMError(f"the model server failed ({type(e).__name__}: {e}); check OPENAI_BASE_URL, "
+                           f"OPENAI_API_KEY and the model name {self.model!r}") from None
+        latency = time.perf_counter() - start
+        self.calls += 1
+        choice = response.choices[0] if response.choices else None
+        content = choice.message.content if choice is not None else None
+        usage = getattr(response, "usage", None)
+        tokens = {"prompt": getattr(usage, "prompt_tokens", None),
+                  "completion": getattr(usage, "completion_tokens", None),
+                  "total": getattr(usage, "total_tokens", None)}
+        self.tokens += tokens["total"] or 0
+        return content or "", {"tokens": tokens, "latency_s": round(latency, 4), "structured": self.structured}
+
+    def record(self, view: SeatView, call: str, attempt: int, messages: list[dict[str, str]], reply: str,
+               meta: dict[str, Any], **fields: Any) -> None:
+        if self.transcript is None:
+            return
+        self.transcript.write({"seat": view.seat, "role": view.role, "phase": view.phase, "call": call,
+                               "attempt": attempt, "model": self.model, "messages": messages, "reply": reply,
+                               **fields, **meta})

@@ -1,0 +1,47 @@
+"""Werewolf for reinforcement learning: PettingZoo environments over the engine.
+
+``env(ruleset=…, deck=…, options=…, seed=…, lang=…)`` is an AEC environment (one seat acts at a
+time; simultaneous decisions are served in seat order), ``parallel_env(...)`` a parallel one (one
+step per round of open decisions). Observations are ``{"observation": float32 vector,
+"action_mask": int8 vector}``: the vector is the versioned encoding of the seat's view
+(``werewolf.env.encoding``, ``ENCODING_VERSION``), the mask marks the legal actions of one fixed
+Discrete space per ruleset (``werewolf.env.actions``: action 0 is ``wait``, the others stable
+option ids such as ``vote:4``). Rewards: +1 for the winners, −1 for the others, at the end (0 when
+nobody won). ``reset(seed=…)`` replays exactly. Needs the ``rl`` extra (pettingzoo, gymnasium).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+try:
+    import gymnasium  # noqa: F401
+    import pettingzoo  # noqa: F401
+except ImportError as e:  # pragma: no cover - the rl extra is missing
+    raise ImportError(f"werewolf.env needs the rl extra: pip install 'werewolf[rl]' ({e})") from e
+
+from werewolf.env.actions import action_space, max_seats, ruleset_roles
+from werewolf.env.aec import WerewolfEnv
+from werewolf.env.encoding import ENCODING_VERSION, SeatEncoder, layout, unflatten
+from werewolf.env.parallel import WerewolfParallelEnv
+
+
+def env(ruleset: str = "classic", deck: str | tuple[str, ...] | list[str] | None = None,
+        options: Mapping[str, Any] | None = None, seed: int | None = None, lang: str | None = "en",
+        players: int | None = None, render_mode: str | None = None) -> WerewolfEnv:
+    """An AEC environment of one ruleset's games (``lang=None``: no text in ``infos``, faster)."""
+    return WerewolfEnv(ruleset, deck, options, seed, lang, players, render_mode)
+
+
+def parallel_env(ruleset: str = "classic", deck: str | tuple[str, ...] | list[str] | None = None,
+                 options: Mapping[str, Any] | None = None, seed: int | None = None, lang: str | None = "en",
+                 players: int | None = None, render_mode: str | None = None) -> WerewolfParallelEnv:
+    """A parallel environment of one ruleset's games."""
+    return WerewolfParallelEnv(ruleset, deck, options, seed, lang, players, render_mode)
+
+
+raw_env = env
+
+__all__ = ["env", "parallel_env", "raw_env", "WerewolfEnv", "WerewolfParallelEnv", "ENCODING_VERSION",
+           "SeatEncoder", "layout", "unflatten", "action_space", "max_seats", "ruleset_roles"]
