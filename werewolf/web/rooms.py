@@ -590,19 +590,6 @@ class Room:
             if not pacer.bots_may_answer(g.events, now) or not self.bot_round():
                 return
 
-    def due(self, now: float) -> float | None:
-        """When the clock alone may next move the room on (a release, a step's end), else None.
-
-        A step whose time is over while it waits for a person is moved on by the person's answer, not by
-        the clock: due again, it would wake its room over and over until the answer."""
-        if self.status != "playing":
-            return None
-        due = self.pacer.due(self.game.events)
-        if (due is not None and due <= now and self.pacer.step is not None and self.settled()
-                and not any(d.seat in self.bots for d in self.game.pending())):
-            return None
-        return due
-
     def bot_round(self) -> bool:
         """The bots answer every decision they owe in the open request; False if they owe none."""
         g = self.game
@@ -1045,7 +1032,7 @@ class Hub:
         if room.wake is not None:
             room.wake.cancel()
             room.wake = None
-        due = room.due(self.clock())
+        due = room.pacer.due(room.game.events) if room.status == "playing" else None
         if due is None or not self.timers or self.closing:
             return
         delay = max(not_before, due - self.clock())
@@ -1108,7 +1095,7 @@ class Hub:
             if room.lock.locked():
                 continue  # busy: its change moves it on, and the next tick looks again
             due = [d for d, t in room.deadlines.values() if t <= wall]
-            paced = room.due(now)
+            paced = room.pacer.due(room.game.events)
             if due or room.late_turns() or (paced is not None and paced <= now):
                 try:
                     await self.decline(room, due)
