@@ -60,13 +60,14 @@ class Server:
     """``werewolf serve`` in a child process on a loopback port."""
 
     def __init__(self, database: str, port: int | None = None, timeout: float = 0, limits: str = "off",
-                 log: Path | None = None, log_level: str = "info") -> None:
+                 log: Path | None = None, log_level: str = "info", pace: tuple[float, float] = (0, 0)) -> None:
         self.database = database
         self.port = port or free_port()
         self.timeout = timeout
         self.limits = limits  # no rate limits by default: tests create rooms by the dozen
         self.log = log  # a file for everything the server writes (stdout and stderr)
         self.log_level = log_level
+        self.pace = pace  # the rooms' night steps, shortest and longest (seconds; 0 0: at once)
         self.proc: subprocess.Popen[bytes] | None = None
         self.url = f"http://127.0.0.1:{self.port}"
 
@@ -75,7 +76,7 @@ class Server:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "werewolf.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port),
              "--database", self.database, "--timeout", str(self.timeout), "--limits", self.limits,
-             "--log-level", self.log_level, "--pace", "0", "0"],
+             "--log-level", self.log_level, "--pace", *(f"{p:g}" for p in self.pace)],
             cwd=ROOT, stdout=out or subprocess.DEVNULL, stderr=out or subprocess.PIPE)
         if out is not None:
             out.close()

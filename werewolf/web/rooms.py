@@ -15,7 +15,12 @@ every room and does every change (``Hub._change``) the same way, under the room'
    seat's view; and wake the room again when its pacer is next due.
 
 Nobody can read the room between 1 and 3 (views are computed under the same
-lock), so nobody is ever told the result of an answer that is not stored. If anything
+lock), so nobody is ever told the result of an answer that is not stored. Every
+change runs as a task of the hub's, shielded from its caller (a request that
+disconnects, the tick that stops): it is never cut between its commit and the
+room's record of what is stored (``Commit``), which would leave memory behind the
+database and the next change writing over it; and the store checks each commit's
+first answer index against the answers it holds. If anything
 fails between 1 and 3 (the engine, a bot, the clock, the database), the room is put
 back as it was (``Room.restore``: the game replayed from the committed answers) and
 the caller gets an ``ApiError``; the database holds nothing of it.
@@ -81,7 +86,7 @@ from werewolf.core.events import Event
 from werewolf.core.game import Game, Setup
 from werewolf.web import pacing
 from werewolf.web.pacing import Pace, Pacer
-from werewolf.web.store import PlayerRecord, RoomRecord, Store
+from werewolf.web.store import PlayerRecord, RoomRecord, StaleWrite, Store
 
 log = logging.getLogger("werewolf.web")
 
@@ -127,6 +132,8 @@ LOBBY_IDLE = 86400.0  # seconds a lobby lives after its creation or its last joi
 CLOSED = "closed"  # the status of an expired lobby
 _UNSHOWN: list[Decision] = []  # the request while the pacer holds it back (one object: its generation stays)
 MAX_TALK = 7 * 86400.0  # the longest discussion clock (a longer one is as good as unlimited)
+STOP_WAIT = 30.0  # seconds a stopping server waits for the changes under way to be stored
+SHUTTING_DOWN = "the server is shutting down: nothing changed, try again in a moment"
 
 
 def dumps(value: Any) -> str:
@@ -636,7 +643,7 @@ class Room:
         self._reset_counts()
         self.info_version += 1
 
-    def write(self, *, started: bool = False, clock: bool = False) -> Callable[[Any], None] | None:
+    def write(self, *, started: bool = False, clock: bool = False) -> Commit | None:
         """The store's write of everything changed since the last commit (None: nothing)."""
         rows = self.game.answers[self.committed:]
         over = self.over()
@@ -645,17 +652,31 @@ class Room:
         if not (rows or moved or started or clock or (over and self.status != "over")):
             return None
         status = "over" if over else "playing" if started else None
-        return Store.progress(self.id, self.committed, rows, status=status,
-                              bots=sorted(self.bots) if started else None, paced=paced if moved else None,
-                              talk_ends=self.talk_ends if clock else None)
+        return Commit(Store.progress(self.id, self.committed, rows, status=status,
+                                     bots=sorted(self.bots) if started else None, paced=paced if moved else None,
+                                     talk_ends=self.talk_ends if clock else None),
+                      self.committed + len(rows), paced, over)
 
-    def committed_now(self) -> None:
-        """The change is stored: the room's own record of what the database holds."""
-        self.committed = len(self.game.answers)
-        self.stored_paced = self.pacer.released
-        if self.over() and self.status != "over":
+    def committed_now(self, commit: Commit | None) -> None:
+        """``commit`` is stored: the room's own record of what the database holds (what was written, not
+        what the room holds by now)."""
+        if commit is None:
+            return
+        self.committed = commit.answers
+        self.stored_paced = commit.paced
+        if commit.over and self.status != "over":
             self.status = "over"
             self.info_version += 1
+
+
+@dataclass(frozen=True)
+class Commit:
+    """One change's write and what the database holds once it is stored."""
+
+    write: Callable[[Any], None]
+    answers: int  # answers stored
+    paced: int  # events released
+    over: bool  # the game's end is stored
 
 
 class Hub:
@@ -680,6 +701,7 @@ class Hub:
         # The engine and the bots run here, one change at a time, never on the event loop.
         self._worker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="werewolf-bots")
         self._tasks: set[asyncio.Task[None]] = set()
+        self.closing = False  # stopping: no new change is begun, no timer set
 
     # -- life -------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -701,20 +723,28 @@ class Hub:
         self._ticker = asyncio.create_task(self._tick())
 
     async def stop(self) -> None:
-        if self._ticker is not None:
-            self._ticker.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._ticker
+        """Stop the clock and the timers first, refuse new work, let the changes under way be stored (a
+        change is never cut between its commit and the room's record of it), then close the sockets."""
+        self.closing = True
         for room in self.rooms.values():
             if room.wake is not None:
                 room.wake.cancel()
+                room.wake = None
+        if self._ticker is not None:
+            self._ticker.cancel()  # its timeouts run as tasks of their own: only its waiting is cut
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._ticker
+        while self._tasks:
+            _, late = await asyncio.wait(list(self._tasks), timeout=STOP_WAIT)
+            if late:
+                log.error("%d change(s) still under way after %g s: cut short", len(late), STOP_WAIT)
+                for task in late:
+                    task.cancel()
+                await asyncio.wait(late)
+        for room in self.rooms.values():
             for sub in room.subs:
                 sub.closed = True
                 sub.dirty.set()
-        for task in list(self._tasks):
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
         self._worker.shutdown(wait=True)
 
     def _room(self, rec: RoomRecord) -> Room:
@@ -799,7 +829,7 @@ class Hub:
                              lang=lang, bots=bot_seats, host_hash=token_hash(token), timeout=timeout,
                              bot_kind=bot_kind, paced=0, pace=room_pace.as_json(), fixed_deal=fixed_deal)
             try:
-                await self.store.submit(Store.create_room(rec))
+                await self._shielded(self.store.submit(Store.create_room(rec)))
             except IntegrityError:  # the id of a room that is only in the database (finished, or closed)
                 continue
             break
@@ -808,12 +838,17 @@ class Hub:
         return room, token
 
     async def join(self, room: Room, name: str, seat: int | None) -> tuple[int, str]:
-        from werewolf.web.requests import clean_name, name_key
+        from werewolf.web.requests import clean_name
 
         try:
             name = clean_name(name)
         except ValueError as err:
             raise ApiError(422, f"name: {err}") from None
+        return await self._shielded(self._join(room, name, seat))
+
+    async def _join(self, room: Room, name: str, seat: int | None) -> tuple[int, str]:
+        from werewolf.web.requests import name_key
+
         async with room.lock:
             self.check_open(room)
             if room.status != "lobby":
@@ -839,7 +874,7 @@ class Hub:
         return seat, token
 
     async def start_game(self, room: Room, fill_with_bots: bool) -> None:
-        await asyncio.shield(self._spawn(self._start_game(room, fill_with_bots)))
+        await self._shielded(self._start_game(room, fill_with_bots))
 
     async def _start_game(self, room: Room, fill_with_bots: bool) -> None:
         async with room.lock:
@@ -860,7 +895,7 @@ class Hub:
 
     async def act(self, room: Room, seat: int, move: Move) -> None:
         """A person's answer: apply, let the bots follow, commit, publish."""
-        await asyncio.shield(self._spawn(self._act(room, seat, move)))
+        await self._shielded(self._act(room, seat, move))
 
     async def _act(self, room: Room, seat: int, move: Move) -> None:
         async with room.lock:
@@ -875,6 +910,9 @@ class Hub:
 
     async def decline(self, room: Room, decisions: list[Decision]) -> None:
         """Give timed-out decisions their defaults (and move the room on by its clock)."""
+        await self._shielded(self._decline(room, decisions))
+
+    async def _decline(self, room: Room, decisions: list[Decision]) -> None:
         async with room.lock:
             if room.status != "playing":
                 return
@@ -887,16 +925,41 @@ class Hub:
             await self._change(room, take)
 
     def _spawn(self, coro: Any) -> asyncio.Task[Any]:
+        """Run ``coro`` as a task of the hub's (a stopping hub waits for it); refused once the hub stops."""
+        if self.closing:
+            coro.close()
+            raise ApiError(503, SHUTTING_DOWN)
         task: asyncio.Task[Any] = asyncio.ensure_future(coro)
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._done)
         return task
+
+    def _done(self, task: asyncio.Task[Any]) -> None:
+        """A task of the hub's is over: its error is its caller's, and is logged here if the caller went away
+        (an ApiError is an answer: it needs no log)."""
+        self._tasks.discard(task)
+        if task.cancelled():
+            return
+        err = task.exception()
+        if err is not None and not isinstance(err, ApiError):
+            log.error("a change of a room failed: %s", type(err).__name__, exc_info=err)
+
+    async def _shielded(self, work: Any) -> Any:
+        """``work`` (a coroutine, or an awaitable already under way) carried out to its end even if its caller
+        goes away (a request that disconnects, the tick that stops): a change is never cut between its
+        commit and the room's record of it, which would leave memory behind the database."""
+        task = self._spawn(work) if asyncio.iscoroutine(work) else asyncio.ensure_future(work)
+        return await asyncio.shield(task)
 
     async def _change(self, room: Room, apply: Callable[[], None] | None = None, *, started: bool = False) -> None:
         """Apply a change (lock held): ``apply`` and the room's drive (the pacer, the bots) in the worker
         thread, then the commit, then the publication. Whatever fails on the way (the engine, a bot, the
         clock, the database), the room is put back exactly as it was, in memory as in the database
         (nothing was committed), and the caller gets an ``ApiError``."""
+        if self.closing:
+            raise ApiError(503, SHUTTING_DOWN)
+        if self.rooms.get(room.id) is not room:  # dropped meanwhile: the next request reloads it
+            raise ApiError(503, "this room was reloaded: nothing changed, try again")
         snap = room.snapshot()
         clock_started = False
 
@@ -921,12 +984,17 @@ class Hub:
                                 "try again") from None
         if write is not None:
             try:
-                await self.store.submit(write)
+                await self.store.submit(write.write)
+            except StaleWrite as err:  # memory does not hold what the database does: the database wins
+                log.error("%s; the room is reloaded from the database", err)
+                self._drop(room)
+                raise ApiError(503, "the room was out of step with the database: nothing changed, "
+                                    "try again") from None
             except Exception:
                 log.exception("room %s: commit failed; the room is as it was", room.id)
                 self._put_back(room, snap)
                 raise ApiError(503, "the database did not store this: nothing changed, try again") from None
-        room.committed_now()
+        room.committed_now(write)
         if started:
             room.info_version += 1
         try:
@@ -943,14 +1011,21 @@ class Hub:
             room.changed()
         except Exception:
             log.exception("room %s: could not be put back; dropped from memory", room.id)
-            if self.rooms.get(room.id) is room:
-                del self.rooms[room.id]
             room.status = CLOSED if room.status == "lobby" else room.status
-            for sub in room.subs:
-                sub.closed = True
-                sub.dirty.set()
+            self._drop(room)
             return
         self._schedule(room, not_before=self.tick)  # what failed is tried again, but not in a tight loop
+
+    def _drop(self, room: Room) -> None:
+        """The room leaves memory: its phones reconnect and the next request loads it from the database."""
+        if self.rooms.get(room.id) is room:
+            del self.rooms[room.id]
+        if room.wake is not None:
+            room.wake.cancel()
+            room.wake = None
+        for sub in room.subs:
+            sub.closed = True
+            sub.dirty.set()
 
     def _schedule(self, room: Room, not_before: float = 0.0) -> None:
         """Wake the room when its pacer is next due (a step's end, a release)."""
@@ -958,10 +1033,15 @@ class Hub:
             room.wake.cancel()
             room.wake = None
         due = room.pacer.due(room.game.events) if room.status == "playing" else None
-        if due is None or not self.timers:
+        if due is None or not self.timers or self.closing:
             return
         delay = max(not_before, due - self.clock())
-        room.wake = asyncio.get_running_loop().call_later(delay, lambda: self._spawn(self.pace_room(room)))
+        room.wake = asyncio.get_running_loop().call_later(delay, self._wake, room)
+
+    def _wake(self, room: Room) -> None:
+        room.wake = None
+        if not self.closing and self.rooms.get(room.id) is room:
+            self._spawn(self.pace_room(room))
 
     async def pace_room(self, room: Room) -> None:
         """The clock's part of a room's change: release what is due, let held bots answer."""
@@ -971,7 +1051,8 @@ class Hub:
             try:
                 await self._change(room)
             except ApiError as err:
-                log.warning("room %s: pacing: %s", room.id, err.message)
+                if not self.closing:
+                    log.warning("room %s: pacing: %s", room.id, err.message)
 
     def leave(self, room: Room, sub: Subscriber) -> None:
         """A socket closed: the room no longer pushes to it (and a finished game's grace starts again)."""
@@ -998,6 +1079,8 @@ class Hub:
         """One tick: drop the finished games and expired lobbies, take the defaults that are due."""
         now, wall = self.clock(), time.time()  # the rooms' lives on the clock, the decisions' on the wall
         for room_id, room in list(self.rooms.items()):
+            if self.closing:
+                return
             if room.status == "over":
                 # Watched, it stays its grace; unwatched, it leaves almost at once (replayed on demand).
                 grace = self.keep_finished if room.subs else min(self.keep_finished, UNWATCHED)
@@ -1017,10 +1100,14 @@ class Hub:
                 try:
                     await self.decline(room, due)
                 except ApiError as err:
-                    log.warning("room %s: timeout: %s", room.id, err.message)
+                    if not self.closing:
+                        log.warning("room %s: timeout: %s", room.id, err.message)
 
     async def expire(self, room: Room) -> None:
         """Close an idle lobby in the database, then drop it; its sockets are told on reconnecting."""
+        await self._shielded(self._expire(room))
+
+    async def _expire(self, room: Room) -> None:
         async with room.lock:
             if room.status != "lobby" or self.clock() - room.touched <= self.lobby_idle:
                 return  # joined or started while the lock was awaited

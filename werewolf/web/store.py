@@ -15,11 +15,13 @@ Tables:
 - ``answers``: the game's log of answers, one row each, numbered from 0 in the
   order the engine took them: ``(seat, act, value)`` with ``value`` as JSON.
   Rows are only ever inserted; the primary key ``(room, idx)`` makes a doubled
-  answer impossible. ``Game.replay(setup, answers)`` rebuilds the game exactly.
+  answer impossible, and ``progress`` refuses (``StaleWrite``) a change whose first
+  index is not the number of answers stored. ``Game.replay(setup, answers)`` rebuilds the game exactly.
 
 Writes go through one writer thread that commits whatever is queued in one
 transaction (group commit) and then resolves each caller's future: a caller is
-told "stored" only once its rows are committed. SQLite runs in WAL mode; with
+told "stored" only once its rows are committed. Work whose caller went away before
+it began is skipped; once begun, it is done. SQLite runs in WAL mode; with
 ``synchronous=NORMAL`` a commit survives the death of the process (SIGKILL), and
 ``sync="full"`` also survives a power cut, at the cost of an fsync per batch.
 """
@@ -47,6 +49,7 @@ from sqlalchemy import (
     Text,
     create_engine,
     event,
+    func,
     insert,
     inspect,
     select,
@@ -148,6 +151,10 @@ class RoomRecord:
 _STOP = object()
 
 
+class StaleWrite(Exception):
+    """A room's change made on a memory that does not hold what the database holds (nothing of it is stored)."""
+
+
 class Store:
     """The database, written by one thread that commits queued writes together."""
 
@@ -196,7 +203,11 @@ class Store:
                     stop = True
                     break
                 batch.append(more)
-            self._commit(batch)
+            # A caller that went away before its work began (a request that disconnected) is not served; one
+            # whose work began is told nothing more, but the work is done and stays done.
+            batch = [(fn, fut) for fn, fut in batch if fut.set_running_or_notify_cancel()]
+            if batch:
+                self._commit(batch)
             if stop:
                 return
 
@@ -210,9 +221,11 @@ class Store:
                 fn, fut = batch[0]
                 try:
                     with self.engine.begin() as conn:
-                        fut.set_result(fn(conn))
+                        result = fn(conn)
                 except Exception as err:  # noqa: BLE001 - handed to the caller
                     fut.set_exception(err)
+                    return
+                fut.set_result(result)
                 return
             for one in batch:
                 self._commit([one])
@@ -289,6 +302,12 @@ class Store:
         return run
 
     @staticmethod
+    def stored_answers(conn: Connection, room_id: str) -> int:
+        """How many answers of the room are stored (their indices are 0 to this, less one)."""
+        last = conn.execute(select(func.max(answers.c.idx)).where(answers.c.room_id == room_id)).scalar()
+        return 0 if last is None else int(last) + 1
+
+    @staticmethod
     def progress(room_id: str, start: int, rows: Sequence[tuple[int, str, Any]], *, status: str | None = None,
                  bots: Sequence[int] | None = None, paced: int | None = None,
                  talk_ends: float | None = None) -> Callable[[Connection], None]:
@@ -306,6 +325,11 @@ class Store:
             values["talk_ends"] = talk_ends
 
         def run(conn: Connection) -> None:
+            # The writer's idea of what is stored is checked against what is: a change is stored after the
+            # last answer stored, never over it nor after a gap.
+            have = Store.stored_answers(conn, room_id)
+            if have != start:
+                raise StaleWrite(f"room {room_id}: {have} answer(s) stored, the change was made after {start}")
             answers_of(conn)
             if values:
                 conn.execute(update(rooms).where(rooms.c.id == room_id).values(**values))
