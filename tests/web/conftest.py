@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -133,3 +134,23 @@ def postgres_db() -> Iterator[str]:
     yield f"{base}/{name}"
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+CHROMIUM = "/usr/bin/chromium"  # Debian's (scripts/test installs it); Playwright drives it headless
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One headless Chromium for a test module's pages (each test opens its own context)."""
+    if not os.path.exists(CHROMIUM) or shutil.which("chromium") is None:
+        if os.environ.get("CI"):
+            pytest.fail("Chromium is missing: scripts/test installs Debian's chromium package")
+        pytest.skip("no /usr/bin/chromium: run bash scripts/test as root")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield b
+        b.close()

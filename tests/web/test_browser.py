@@ -6,10 +6,8 @@ Screenshots of the main screens are saved under artifacts/screenshots/.
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,25 +17,8 @@ import pytest
 
 from .conftest import ARTIFACTS, Server
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
 SHOTS = ARTIFACTS / "screenshots"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not os.path.exists(CHROMIUM) or shutil.which("chromium") is None:
-        if os.environ.get("CI"):
-            pytest.fail("Chromium is missing: scripts/test installs Debian's chromium package")
-        pytest.skip("no /usr/bin/chromium: run bash scripts/test as root")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
 
 
 @pytest.fixture

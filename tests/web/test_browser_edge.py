@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .conftest import Server
-from .test_browser import browser, phone, server  # noqa: F401  (fixtures)
+from .test_browser import phone, server  # noqa: F401  (server: a fixture)
 
 
 def test_the_pages_run_under_the_csp_and_warn_of_a_loopback_link(browser: Any, server: Server) -> None:  # noqa: F811

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 
 from .conftest import Server
-from .test_browser import browser, phone, server, shot  # noqa: F401  (fixtures)
+from .test_browser import phone, server, shot  # noqa: F401  (server: a fixture)
 
 
 def _room(at: Server, mode: str = "online", seed: int = 1, lang: str = "en") -> dict[str, Any]:

@@ -6,8 +6,6 @@ Screenshots go to artifacts/screenshots/ (replay-*.png).
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,25 +18,8 @@ from werewolf.i18n.rules import explain
 
 from .conftest import ARTIFACTS, Server
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
 SHOTS = ARTIFACTS / "screenshots"
 NINE = ["werewolf", "werewolf", "werewolf", "seer", "witch", "hunter", "villager", "villager", "villager"]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not os.path.exists(CHROMIUM) or shutil.which("chromium") is None:
-        if os.environ.get("CI"):
-            pytest.fail("Chromium is missing: scripts/test installs Debian's chromium package")
-        pytest.skip("no /usr/bin/chromium: run bash scripts/test as root")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
 
 
 @pytest.fixture
