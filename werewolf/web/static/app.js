@@ -17,20 +17,6 @@ function pickLang() {
 
 function ui(key) { return (window.UI[LANG] || {})[key] || window.UI.en[key] || key; }
 
-function el(tag, attrs, ...kids) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k === "text") e.textContent = v;
-    else if (k === "class") e.className = v;
-    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-    else e.setAttribute(k, v === true ? "" : v);
-  }
-  for (const kid of kids.flat()) if (kid !== null && kid !== undefined && kid !== false)
-    e.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
-  return e;
-}
-
 function toast(message, ok) {
   const t = document.getElementById("toast");
   t.textContent = message;

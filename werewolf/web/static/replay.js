@@ -6,20 +6,6 @@
 const LANGS = ["en", "zh-Hant", "zh-Hans"];
 const R = { id: "", lang: "en", view: "all", data: null, step: 0, anchor: null };
 
-function el(tag, attrs, ...kids) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k === "text") e.textContent = v;
-    else if (k === "class") e.className = v;
-    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-    else e.setAttribute(k, v === true ? "" : v);
-  }
-  for (const kid of kids.flat()) if (kid !== null && kid !== undefined && kid !== false)
-    e.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
-  return e;
-}
-
 function toast(message) {
   const t = document.getElementById("toast");
   t.textContent = message;
