@@ -68,7 +68,8 @@ NIGHT_ORDER = (
     Step("5.3", "werewolf", R.pack),
     Step("big_bad_wolf", "big_bad_wolf", R.big_bad_wolf),
     Step("white_wolf", "white_wolf", R.white_wolf),
-    Step("5.4", "", R.widow),
+    # Called in every game with cupid, widow or not, so that the night's timing tells nothing of the lovers.
+    Step("5.4", "cupid", R.widow),
     Step("5.5", "seer", N.seer),
     Step("fox", "fox", R.fox),
     Step("5.6", "witch", R.witch),
