@@ -2,6 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+QUOTED = 40  # characters of a value an error quotes back
+
+
+def quoted(value: Any, limit: int = QUOTED) -> str:
+    """A value as an error quotes it: at most a short prefix (a value may be as long as its sender likes)."""
+    if isinstance(value, int) and abs(value) >= 10**30:  # and repr() refuses one of over 4,300 digits
+        return f"<an integer of {value.bit_length()} bits>"
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
 
 class WerewolfError(Exception):
     """Base of every error caused by input (a file, an option, a move)."""

@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from werewolf.core.errors import SetupError
+from werewolf.core.errors import SetupError, quoted
 from werewolf.roles import FACETOFACE_ROLES
 from werewolf.rulesets.daynight import night as N
 from werewolf.rulesets.daynight.moderator import Moderator
@@ -88,7 +88,7 @@ class FaceToFaceRuleset(DayNightRuleset):
         """
         pid = opts.preset or preset_of(deck)
         if pid is not None and pid not in PRESETS:
-            raise SetupError(f"unknown facetoface preset {pid[:40]!r} for the option 'preset' "
+            raise SetupError(f"unknown facetoface preset {quoted(pid)} for the option 'preset' "
                              f"(known: {', '.join(PRESETS)})")
         rules: dict[str, Any] = dict(NO_PRESET)
         if pid is not None:

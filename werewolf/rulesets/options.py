@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Union
 
-from werewolf.core.errors import SetupError
+from werewolf.core.errors import SetupError, quoted
 
 Cause = str
 # A vote's weight: a positive number, a whole one kept whole (the books' 2 stays a 2 in the log, see
@@ -196,12 +196,12 @@ DEATH_CAUSES = frozenset({
 def _check_value(name: str, value: Any) -> None:
     bounds = BOUNDS.get(name)
     if bounds is not None and value is not None and not bounds[0] <= value <= bounds[1]:
-        raise SetupError(f"option {name!r} must be between {bounds[0]:g} and {bounds[1]:g}, not {_shown(value)}")
+        raise SetupError(f"option {name!r} must be between {bounds[0]:g} and {bounds[1]:g}, not {quoted(value)}")
     if name == "tie_priority" and (set(value) - set(TIE_CONDITIONS) or len(set(value)) != len(value)):
         raise SetupError(f"option 'tie_priority' orders the win conditions {', '.join(TIE_CONDITIONS)}, "
                          "each at most once")
     if name.endswith("_blocked_causes") and not value <= DEATH_CAUSES:
-        unknown = ", ".join(sorted(_shown(c) for c in value - DEATH_CAUSES))
+        unknown = ", ".join(sorted(quoted(c) for c in value - DEATH_CAUSES))
         raise SetupError(f"option {name!r} lists causes of death, and not {unknown} "
                          f"(known: {', '.join(sorted(DEATH_CAUSES))})")
     if name == "clans" and value is not None:
@@ -214,15 +214,7 @@ def _coerce(name: str, hint: Any, value: Any) -> Any:
     try:
         return _convert(hint, value)
     except (TypeError, ValueError) as e:
-        raise SetupError(f"bad value {_shown(value)} for option {name!r}: {e}") from None
-
-
-def _shown(value: Any) -> str:
-    """A value as an error quotes it: at most a short prefix (a value may be as long as its sender likes)."""
-    if isinstance(value, int) and abs(value) >= 10**30:
-        return f"<an integer of {value.bit_length()} bits>"
-    text = repr(value)
-    return text if len(text) <= 40 else text[:40] + "…"
+        raise SetupError(f"bad value {quoted(value)} for option {name!r}: {e}") from None
 
 
 def _weight(value: Any) -> Weight:

@@ -34,7 +34,7 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
-from werewolf.core.errors import WerewolfError
+from werewolf.core.errors import WerewolfError, quoted
 from werewolf.i18n import LANGS, normalize_lang
 from werewolf.replay import Record
 from werewolf.web.headers import SecurityHeaders, security_headers
@@ -42,7 +42,7 @@ from werewolf.web.limits import BodyLimit, Limits, RateLimits, TooMany, client_o
 from werewolf.web.links import Link, detect_address, server_link
 from werewolf.web.pacing import Pace
 from werewolf.web.replay import install as install_replay
-from werewolf.web.requests import CreateRoom, Join, Move, Start, error_text, quote
+from werewolf.web.requests import CreateRoom, Join, Move, Start, error_text
 from werewolf.web.rooms import KEEP_FINISHED, LOBBY_IDLE, ApiError, Hub, Room, Subscriber
 from werewolf.web.store import Store, database_url
 
@@ -228,7 +228,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
     async def room_of(where: Request | WebSocket | Hub, room_id: str) -> Room:
         """The room ``room_id`` (404 for an id no room can have, quoting only its start)."""
         if not ROOM_ID.fullmatch(room_id):
-            raise ApiError(404, f"no room {quote(room_id)}")
+            raise ApiError(404, f"no room {quoted(room_id)}")
         return await (where if isinstance(where, Hub) else hub_of(where)).room(room_id)
 
     def link(conn: Request | WebSocket) -> Link:
@@ -321,7 +321,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
             raise ApiError(403, "the host token has no seat: act with a player token")
         if "seat" in move:
             if move["seat"] != seat:
-                raise ApiError(403, f"you hold seat {seat}: you cannot act for seat {quote(move['seat'])}")
+                raise ApiError(403, f"you hold seat {seat}: you cannot act for seat {quoted(move['seat'])}")
             move = {k: v for k, v in move.items() if k != "seat"}
         await hub.act(room, seat, move)
         return Ok()

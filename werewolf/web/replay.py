@@ -19,6 +19,7 @@ from fastapi import FastAPI, Query, Request
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
+from werewolf.core.errors import quoted
 from werewolf.i18n import normalize_lang
 from werewolf.i18n.rules import explain, known
 from werewolf.replay import Record, RecordError, parse_viewer, replay
@@ -68,7 +69,7 @@ def install_why(app: FastAPI) -> None:
     async def why(rule_id: str, lang: str | None = Query(None, max_length=16)) -> dict[str, Any]:
         """A rule: its one-line explanation, its rule book and section and the book's sentence, in ``lang``."""
         if len(rule_id) > 64 or not known(rule_id):
-            raise ApiError(404, f"no rule {rule_id[:40]!r}")
+            raise ApiError(404, f"no rule {quoted(rule_id)}")
         return explain(rule_id, normalize_lang(lang))
 
 

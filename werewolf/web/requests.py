@@ -31,6 +31,8 @@ from pydantic import (
     WithJsonSchema,
 )
 
+from werewolf.core.errors import quoted
+
 MAX_SEAT = 99  # no deck has more seats; a room's own range (1..players) is checked by the room
 MAX_SEED = 2**63 - 1
 MAX_TIMEOUT = 86400.0  # a day: longer is "wait for ever" (0)
@@ -38,17 +40,10 @@ MAX_INT = 10**9  # any other integer (an option, a move's field)
 MAX_NAME = 40  # a player's name, once trimmed
 MAX_TEXT = 2000  # a speech (the engine's Speak.MAX) or any other string in a move
 MAX_ITEMS = 64  # a list in an option or a move
-QUOTE = 40  # characters of a bad value quoted back in an error
 
 # A field name inside an option set or a move: the engine's vocabulary is snake_case.
 NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
 Ident = Annotated[str, StringConstraints(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9][A-Za-z0-9_\-]*$")]
-
-
-def quote(value: Any, limit: int = QUOTE) -> str:
-    """``repr`` of a value given by a client, cut to a short prefix."""
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "…"
 
 
 # -- JSON values of bounded size (options, moves) ------------------------------------------------
@@ -84,11 +79,11 @@ def _fields(value: Any, what: str, most: int) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in value.items():
         if not isinstance(k, str) or not NAME.fullmatch(k):
-            raise ValueError(f"field name {quote(k)} is not a snake_case name of at most 40 characters")
+            raise ValueError(f"field name {quoted(k)} is not a snake_case name of at most 40 characters")
         try:
             out[k] = _json_value(v, 2)
         except ValueError as err:
-            raise ValueError(f"{k}: {err} (got {quote(v)})") from None
+            raise ValueError(f"{k}: {err} (got {quoted(v)})") from None
     return out
 
 
@@ -222,7 +217,7 @@ def error_text(errors: list[Any]) -> str:
         if msg.startswith("Value error, "):
             msg = msg[len("Value error, "):]
         got = e.get("input", None)
-        shown = "" if e.get("type") in ("missing", "json_invalid") or "(got " in msg else f" (got {quote(got)})"
+        shown = "" if e.get("type") in ("missing", "json_invalid") or "(got " in msg else f" (got {quoted(got)})"
         parts.append(f"{path}: {msg}{shown}" if path else f"{msg}{shown}")
         if len(parts) == 3:
             break
