@@ -15,7 +15,7 @@ from werewolf.roles import ROLES
 from werewolf.rulesets.daynight.moderator import Moderator
 from werewolf.rulesets.daynight.night import Step
 from werewolf.rulesets.daynight.state import DayNightTable
-from werewolf.rulesets.options import DayNightOptions, make_options
+from werewolf.rulesets.options import TIE_CONDITIONS, DayNightOptions, make_options
 
 # A deck ready to deal: its cards, whether it is custom (not the book's), the options it is played with.
 Prepared = tuple[tuple[str, ...], bool, DayNightOptions]
@@ -116,15 +116,15 @@ class DayNightRuleset:
         return opts
 
     def check_tie_priority(self, opts: DayNightOptions, deck: list[str]) -> None:
-        """Every win the deck can bring about has its place in ``tie_priority`` (RULES.md §0.6), or it would be lost."""
-        known = ("bomber", "lovers", "wolf", "good")
+        """Every win the deck can bring about has its place in ``tie_priority`` (RULES.md §0.6), or it would be lost.
+
+        (Unknown or repeated conditions are refused with the option itself, ``options.TIE_CONDITIONS``.)
+        """
         order = opts.tie_priority
-        unknown = [c for c in order if c not in known]
         needed = ["wolf", "good"] + [c for c, role in (("lovers", "cupid"), ("bomber", "bomber")) if role in deck]
-        missing = [c for c in needed if c not in order]
-        if unknown or missing or len(set(order)) != len(order):
+        if any(c not in order for c in needed):
             raise SetupError(f"tie_priority {list(order)} must order the wins {', '.join(needed)} of this deck, "
-                             f"each once (known: {', '.join(known)})")
+                             f"each once (known: {', '.join(TIE_CONDITIONS)})")
 
     def play(self, table: Any) -> Flow:
         return self.moderator(table, self.night_order, table.stop_after_day).play()
