@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from werewolf.core.errors import IllegalMove, SetupError, WerewolfError
 from werewolf.core.events import Event
@@ -346,7 +346,41 @@ def compare(expect: dict[str, Any], out: Outcome) -> list[str]:
         got_win = sorted(over[-1]["seats"]) if over else None
         if got_win != sorted(expect["seats"]):
             diffs.append(f"winning seats: expected {sorted(expect['seats'])}, got {got_win}")
+    if "events" in expect:
+        diffs += _missing_events(expect["events"], [e.as_json() for e in out.events])
+    if "no_events" in expect:
+        diffs += _unwanted_events(expect["no_events"], [e.as_json() for e in out.events])
     return diffs
+
+
+def _missing_events(want: Any, log: list[dict[str, Any]]) -> list[str]:
+    """``expect.events``: each item's fields (``type``, ``phase``, any field; ``to``: who saw it, ``[]`` the
+    moderator only, ``null`` everyone) must be those of an event of the log, the items in the log's order."""
+    if not isinstance(want, list) or not all(isinstance(w, dict) for w in want):
+        return ["expect.events must be a list of objects (each an event's fields)"]
+    at = 0
+    for w in want:
+        for i in range(at, len(log)):
+            if _matches(log[i], w):
+                at = i + 1
+                break
+        else:
+            return [f"events: expected {w} (after the events matched before it), not in the log"]
+    return []
+
+
+def _matches(e: dict[str, Any], w: dict[str, Any]) -> bool:
+    return all(e.get(k, _ABSENT) == v if k != "to" or v is not None else "to" not in e for k, v in w.items())
+
+
+def _unwanted_events(unwanted: Any, log: list[dict[str, Any]]) -> list[str]:
+    """``expect.no_events``: no event of the log has all the fields of any of these items."""
+    if not isinstance(unwanted, list) or not all(isinstance(w, dict) for w in unwanted):
+        return ["expect.no_events must be a list of objects (each an event's fields)"]
+    return [f"events: expected none like {w}, got {e}" for w in unwanted for e in log if _matches(e, w)][:5]
+
+
+_ABSENT: Final = object()
 
 
 def _strip(e: dict[str, Any]) -> dict[str, Any]:

@@ -261,6 +261,9 @@ class _Narrator:
             return f".{get('result')}"
         if etype == "exile":
             return ".none" if get("seat") is None else ""
+        if etype == "witch_used":
+            save, poison = get("save") is not None, get("poison") is not None
+            return ".both" if save and poison else ".save" if save else ".poison" if poison else ".nothing"
         if etype in ("pack_choice", "victim"):
             return ".none" if get("target") is None else ""
         if etype == "game_over":

@@ -344,6 +344,8 @@ def use_potions(m: Moderator, p: Player, used: list[tuple[str, Any]], victim: in
             n.poison = v
             t.poison = not spent
     t.log("potions", seat=p.seat, save=n.save, poison=n.poison)
+    # The witch is told what she did (a player at the table sees the judge's nod): hers alone.
+    t.tell(p.seat, "witch_used", seat=p.seat, save=n.save, poison=n.poison)
 
 
 def seer(m: Moderator, p: Player | None) -> Gen:
