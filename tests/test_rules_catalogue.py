@@ -33,7 +33,7 @@ HIDDEN = frozenset({
     "guard_protects", "antidote_saves", "same_guard_save_lives", "same_guard_save_dies", "dream_immune",
     "potion_wasted_on_dreamer", "elder_first_life", "old_rogue_wounded", "step_pretended",
     "shot_refused_by_cause", "shot_refused_powers_lost", "infection_guarded", "rusty_infects", "enchant_fails",
-    "self_destruct_replaces_night_death", "wild_child_transforms",
+    "self_destruct_replaces_night_death", "wild_child_transforms", "step_skipped_absent_role",
 })
 
 
@@ -193,6 +193,11 @@ NAMED = {
     "classic/poisoned_wolf_self_destructs_in_election_poison_void": {("self_destruct_replaces_night_death", False)},
     "classic/silenced_player_skips_day_speech": {("silencer_silences", True)},
     "classic/spirit_knight_poison_kills_witch": {("spirit_knight_reflects", False)},
+    "classic/step_of_absent_role_skipped_dead_role_pretended": {("step_skipped_absent_role", False),
+                                                                ("step_pretended", False)},
+    "classic/no_last_words_ruling_names_the_rule": {("last_words_first_night_and_days", True)},
+    "facetoface/no_last_words_night2_two_deaths_ruling": {("last_words_ff_standard", True)},
+    "wechat/no_last_words_quota_spent_ruling": {("last_words_wolf_quota", True)},
 }
 
 

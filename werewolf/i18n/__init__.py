@@ -350,6 +350,8 @@ class _Narrator:
                                  for n, r in zip(v, data["roles"]))
             return self.join(self.t("fmt.card_role", n=i + 1, role=self.name("role", r)) for i, r in enumerate(v))
         if name == "roles":
+            if isinstance(v, list):  # role ids (the steps skipped), each named once
+                return self.join(dict.fromkeys(self.name("role", r) for r in v))
             return self.roles(v)
         if name == "tally":
             if not v:

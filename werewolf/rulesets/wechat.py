@@ -294,8 +294,11 @@ class WechatModerator(Moderator):
             return  # the badge and last words of a night death wait for the morning
         if t.sheriff == p.seat:
             yield from self.pass_badge(p)
-        if last_words and self.has_last_words(p):
-            yield from self.last_words(p)
+        if last_words:
+            if self.has_last_words(p):
+                yield from self.last_words(p)
+            else:
+                self.no_last_words(p)
 
     def silent_reason(self, seat: int) -> str | None:
         """Charmed players may not speak, last words included, while the piper lives (A-56)."""
@@ -333,6 +336,8 @@ class WechatModerator(Moderator):
         for s in dead:
             if self.has_last_words(t.p(s)):
                 yield from self.last_words(t.p(s))
+            else:
+                self.no_last_words(t.p(s))
         yield from self.followups_of(rusty_batch)
         if t.opts.bear_announce == "after_deaths":
             self.bear_line()  # 「每天早上，犧牲消息公布后」

@@ -153,8 +153,11 @@ class Deaths:
         """Badge, then last words, then a shot (RULES.md §3.2.1, A-35)."""
         if self.t.sheriff == p.seat:
             yield from self.pass_badge(p)
-        if last_words and self.has_last_words(p, like):
-            yield from self.last_words(p)
+        if last_words:
+            if self.has_last_words(p, like):
+                yield from self.last_words(p)
+            else:
+                self.no_last_words(p)
         if self.can_shoot(p):  # no generator for the many deaths that shoot nobody
             yield from self.shoot(p)
         elif p.role in SHOOTERS:
@@ -184,6 +187,12 @@ class Deaths:
         t.say("last_words", seat=p.seat, rule=LAST_WORDS_RULE[t.opts.last_words])
         if t.live_speech:  # otherwise nobody is asked: the speech is only the event above
             yield from self.speak(p.seat, "last_words")
+
+    def no_last_words(self: Moderator, p: Player) -> None:
+        """The table's last-words rule gives ``p`` none (by the time of death, or the quota is spent): said
+        aloud, with the rule, as the judge says "no last words" (who dies when is public already)."""
+        t = self.t
+        t.say("no_last_words", seat=p.seat, reason="rule", rule=LAST_WORDS_RULE[t.opts.last_words])
 
     def can_shoot(self: Moderator, p: Player) -> bool:
         if p.role not in SHOOTERS or p.disabled:

@@ -65,8 +65,9 @@ class Night:
         return b if label == a else a if label == b else label
 
 
-# The steps of a night by (moderator class, night order, the cards in the deck, first night).
-_STEPS: dict[tuple[type, int, frozenset[str], bool], tuple[Sequence[Step], tuple[Step, ...]]] = {}
+# The steps of a night by (moderator class, night order, the cards in the deck, first night): the night order
+# it was worked out from, the steps played, and the steps skipped as their role is not in the deck.
+_STEPS: dict[tuple[type, int, frozenset[str], bool], tuple[Sequence[Step], tuple[Step, ...], tuple[Step, ...]]] = {}
 
 
 @trait
@@ -80,6 +81,13 @@ class NightSteps:
         t.night_dead = []
         self.n = Night(k)
         t.say("night", number=k)
+        skipped = self.steps_skipped(k)
+        if skipped:
+            # The moderator's only: no card of these roles was dealt, so the judge skips their steps. The
+            # table knows the deck; a live room paces only the steps called (a step of a dead role is
+            # called and pretended: ``step_pretended``).
+            t.log("step_skipped", steps=[s.code for s in skipped], roles=[s.role for s in skipped],
+                  rule="step_skipped_absent_role")
         if t.transform_due == "night":
             self.transform_wild_child()
         for step in self.steps_of_night(k):
@@ -100,19 +108,27 @@ class NightSteps:
 
     def steps_of_night(self: Moderator, k: int) -> tuple[Step, ...]:
         """This deck's steps: 「未出現在玩家使用牌組內容的角色,該步驟可跳過」 (absent roles skipped)."""
+        return self.night_plan(k)[1]
+
+    def steps_skipped(self: Moderator, k: int) -> tuple[Step, ...]:
+        """The steps of night ``k`` skipped because no card of their role is in the deck."""
+        return self.night_plan(k)[2]
+
+    def night_plan(self: Moderator, k: int) -> tuple[Sequence[Step], tuple[Step, ...], tuple[Step, ...]]:
         first = k == 1
         # The same for every game of a ruleset with these cards: worked out once per deck.
         key = (type(self), id(self.night_order), self.t.in_deck, first)
         hit = _STEPS.get(key)
         if hit is not None and hit[0] is self.night_order:
-            return hit[1]
+            return hit
         in_deck = self.t.in_deck
-        steps = tuple(s for s in self.night_order if (first or not s.first_night_only)
-                      and (s.role == "" or s.role in in_deck or self.step_always(s)))
+        tonight = [s for s in self.night_order if first or not s.first_night_only]
+        steps = tuple(s for s in tonight if s.role == "" or s.role in in_deck or self.step_always(s))
+        skipped = tuple(s for s in tonight if s not in steps)
         if len(_STEPS) >= 1024:
             _STEPS.clear()
-        _STEPS[key] = (self.night_order, steps)
-        return steps
+        plan = _STEPS[key] = (self.night_order, steps, skipped)
+        return plan
 
     def step_always(self: Moderator, step: Step) -> bool:
         # The pack wakes whatever the deck (an infected or transformed wolf may join it).
