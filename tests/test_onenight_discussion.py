@@ -34,14 +34,18 @@ def test_rounds_until_every_seat_is_done_then_the_vote() -> None:
     assert [e.type for e in g.events[-2:]] == ["day", "discussion"]
     assert asked(g) == [(s, "speak") for s in range(1, 6)]
     assert all(isinstance(d, Speak) and d.part == "discussion" for d in g.request)
-    # Answered out of seat order: the statements are still published in seat order, after the round.
+    # Answered out of seat order: each statement is said as it is sent (issue 15), in the order sent; the
+    # round's other turns stay open (the very same decisions), and a speaker waits for the next round.
+    first = list(g.request)
     for s in (5, 3, 2, 1, 4):
         g.answer(s, {"act": "speak", "text": f"seat {s} here" if s in (5, 2, 3) else None})
+        said = [e.data["seat"] for e in g.events if e.type == "speech"]
+        assert said == [x for x in (5, 3, 2, 1, 4)[:(5, 3, 2, 1, 4).index(s) + 1] if x in (5, 2, 3)]
         if s != 4:
-            assert not [e for e in g.events if e.type == "speech"]
+            assert g.request == [d for d in first if d.seat not in (5, 3, 2, 1, 4)[:(5, 3, 2, 1, 4).index(s) + 1]]
     speeches = [e for e in g.events if e.type == "speech"]
     assert [(e.data["seat"], e.data["part"], e.data["text"]) for e in speeches] == [
-        (2, "discussion", "seat 2 here"), (3, "discussion", "seat 3 here"), (5, "discussion", "seat 5 here")]
+        (5, "discussion", "seat 5 here"), (3, "discussion", "seat 3 here"), (2, "discussion", "seat 2 here")]
     assert all(e.to is None for e in speeches)
     # Seats 1 and 4 are done and are not asked again; whitespace is no statement either.
     assert asked(g) == [(2, "speak"), (3, "speak"), (5, "speak")]
@@ -49,7 +53,7 @@ def test_rounds_until_every_seat_is_done_then_the_vote() -> None:
     g.answer(3, {"act": "speak", "text": "one more thing"})
     g.answer(5, {"act": "speak", "text": None})
     assert asked(g) == [(3, "speak")]
-    assert [e.data["seat"] for e in g.events if e.type == "speech"] == [2, 3, 5, 3]
+    assert [e.data["seat"] for e in g.events if e.type == "speech"] == [5, 3, 2, 3]
     g.answer(3, {"act": "speak"})
     assert asked(g) == [(s, "vote") for s in range(1, 6)]
 
@@ -115,7 +119,9 @@ def test_a_bot_answers_an_accusation_in_the_second_round() -> None:
     assert Act(1, "accuse", seat) in host.talk.acts
     assert second == {"act": "speak", "text": "I am good. Do not vote for me."}
     g.answer(seat, second)
-    assert host.ask(next(d for d in g.request if d.seat == seat)) == {"act": "speak", "text": None}
+    assert asked(g) == [(1, "speak")]  # the second round goes on: seat 2's next turn is the third round's
+    g.decline(g.request[0])
+    assert host.ask(next(d for d in g.request if d.seat == seat)) == {"act": "speak", "pass": True}  # ready
 
 
 def test_a_statement_joins_its_sentences_as_each_language_does() -> None:

@@ -400,7 +400,7 @@ def test_live_speech_is_typed() -> None:
     game = _game()
     agent, out = _agent("I checked seat 4: [wolf]\n\n", "zh-Hant")
     assert agent.act(seat_view(game, 2, Speak(2, "discussion"))) == {"act": "speak", "text": "I checked seat 4: [wolf]"}
-    assert agent.act(seat_view(game, 2, Speak(2, "discussion"))) == {"act": "speak", "text": None}
+    assert agent.act(seat_view(game, 2, Speak(2, "discussion"))) == {"act": "speak", "pass": True}  # an empty line
     assert t("prompt.speak", "zh-Hant") in out.getvalue()
 
 

@@ -257,10 +257,14 @@ class Host:
         if decision.act == "speak":
             said = agent.speak(v)
             if said is None or isinstance(said, str):
-                return {"act": "speak", "text": said}
-            acts = [a if a.seat == decision.seat else Act(decision.seat, a.kind, a.target, a.role, a.result)
-                    for a in said]
-            return {"act": "speak", "text": speech_text(acts, agent.lang)}
+                text = said
+            else:
+                acts = [a if a.seat == decision.seat else Act(decision.seat, a.kind, a.target, a.role, a.result)
+                        for a in said]
+                text = speech_text(acts, agent.lang)
+            # An agent with nothing to say passes its turn (the log says so; in a one-night
+            # discussion a pass is "ready to vote").
+            return {"act": "speak", "text": text} if text and text.strip() else {"act": "speak", "pass": True}
         return agent.act(v)
 
     def answer(self, decision: Decision) -> None:

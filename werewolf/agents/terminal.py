@@ -171,7 +171,7 @@ class TerminalAgent(Agent):
         if decision.act == "speak":  # live play: a speech, typed
             self.header(view, decision)
             text = self.read(self.prompt(decision) + " ").strip()
-            return {"act": "speak", "text": text or None}
+            return {"act": "speak", "text": text} if text else {"act": "speak", "pass": True}  # empty: a pass
         return self.menu(view, decision, opts, self.prompt(decision))
 
     def discuss(self, view: SeatView, left: float | None, first: bool) -> Move | None:

@@ -23,6 +23,7 @@ from mypy_extensions import mypyc_attr
 from werewolf.core.draws import randbelow
 
 Move = dict[str, Any]
+OPEN: Final[Any] = object()  # the value of a decision not answered yet (``Decision.heard_at_once``)
 
 
 # Agents and tests may subclass a decision even where the engine is compiled (mypyc).
@@ -56,6 +57,12 @@ class Decision:
 
     def default_value(self) -> Any:
         return None
+
+    def heard_at_once(self) -> bool:
+        """Whether the rules hear this answer as soon as it is given, the request's other decisions still
+        open (their values ``OPEN``; the flow asks them again): a statement is said when it is sent. Most
+        answers are heard together, once the whole request is answered (blind picks, votes)."""
+        return False
 
     def options(self) -> list[Move]:
         raise NotImplementedError
@@ -428,17 +435,21 @@ class Subset(Decision):
 
 
 class Speak(Decision):
-    """A speaking turn in live play: ``{"act": "speak", "text": ...}``; no text means "done"."""
+    """A speaking turn in live play: ``{"act": "speak", "text": ...}``; no text means "done" (spoken aloud
+    at the table, or nothing typed), ``{"act": "speak", "pass": true}`` that the seat passes its turn.
+
+    Its value is the text said, None for "done", or ``PASSED`` (the empty string: no text is ever empty)."""
 
     __slots__ = ("part",)
     MAX = 2000
+    PASSED: Final = ""
 
     def __init__(self, seat: int, part: str) -> None:
         super().__init__(seat, "speak", why=f"your turn to speak ({part})")
         self.part = part
 
     def check(self, move: Move) -> str | None:
-        bad = wrong_act(self, move) or _unknown_keys(move, ("text",))
+        bad = wrong_act(self, move) or _unknown_keys(move, ("text", "pass"))
         if bad:
             return bad
         text = move.get("text")
@@ -446,10 +457,20 @@ class Speak(Decision):
             return "text must be a string"
         if text is not None and len(text) > self.MAX:
             return f"a speech is at most {self.MAX} characters"
+        passed = move.get("pass", False)
+        if not isinstance(passed, bool):
+            return "pass must be true or false"
+        if passed and isinstance(text, str) and text.strip():
+            return "a pass says nothing: no text with pass=true"
         return None
+
+    def heard_at_once(self) -> bool:
+        return True  # what a seat says reaches the table when it says it, not when the others have spoken
 
     def value(self, move: Move) -> str | None:
         text = move.get("text")
+        if move.get("pass") is True:
+            return self.PASSED
         return text.strip() or None if isinstance(text, str) else None
 
     def options(self) -> list[Move]:

@@ -4,8 +4,10 @@ A rules flow is a generator that yields a *request* (a list of decisions that
 are open at the same time) and receives the list of their values. The driver
 never blocks: it holds the open request until every decision is answered, by
 whoever answers whenever they answer (a script, a bot, a phone minutes later),
-and then resumes the flow. Everything is a function of the setup and the
-recorded answers, so ``replay`` rebuilds any game exactly.
+and then resumes the flow; a decision ``heard_at_once`` (a statement) resumes it at
+its answer, with the others' values ``OPEN``, and the flow asks those again.
+Everything is a function of the setup and the recorded answers, so ``replay``
+rebuilds any game exactly.
 """
 
 from __future__ import annotations
@@ -13,16 +15,15 @@ from __future__ import annotations
 import random
 from collections.abc import Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any
 
 from werewolf import rulesets
-from werewolf.core.decisions import Decision
+from werewolf.core.decisions import OPEN, Decision
 from werewolf.core.errors import IllegalMove
 from werewolf.core.events import Event
 from werewolf.core.table import GameOver, Table
 
 Flow = Generator[list[Decision], list[Any], None]
-OPEN: Final[Any] = object()  # a decision not answered yet
 Answer = tuple[int, str, Any]  # (seat, act, value)
 
 
@@ -192,7 +193,7 @@ class Game:
         self._left -= 1
         self.answers.append((d.seat, d.act, value))
         self.answered += 1
-        if self._left == 0:
+        if self._left == 0 or d.heard_at_once():
             self._resume(values)
 
     def _resume(self, values: list[Any] | None) -> None:
@@ -267,4 +268,4 @@ def _from_json(value: Any) -> Any:
     return value
 
 
-__all__ = ["Game", "Setup", "GameOver", "Answer"]
+__all__ = ["Game", "Setup", "GameOver", "Answer", "OPEN"]

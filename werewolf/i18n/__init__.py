@@ -238,11 +238,15 @@ class _Narrator:
         """The suffix of an event's message key; None: not worth showing to this viewer."""
         get = data.get
         if etype == "speech":
+            if get("passed"):
+                return ".passed"  # a turn passed: said to everyone (it is no speech)
             if get("text"):
                 return ".said"  # live play: what was said
             if self.viewer is not None and get("seat") != self.viewer:
                 return None  # the speaking order already says who speaks when
             return f".{get('part')}"
+        if etype == "last_words_text":
+            return ".passed" if get("passed") else ""
         if etype == "silent_turn":
             return f".{get('part')}"
         if etype == "discussion":

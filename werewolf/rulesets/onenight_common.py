@@ -23,7 +23,7 @@ from itertools import combinations
 from types import MappingProxyType
 from typing import Any, Final, NamedTuple
 
-from werewolf.core.decisions import Choice, Decision, Move, Pair, Speak, Target, wrong_act
+from werewolf.core.decisions import OPEN, Choice, Decision, Move, Pair, Speak, Target, wrong_act
 from werewolf.core.draws import randbelow, shuffle
 from werewolf.core.errors import SetupError
 from werewolf.core.events import MODERATOR, PUBLIC, Event
@@ -634,14 +634,21 @@ class OneNightRuleset:
         # The timed discussion: the clock is the front end's; nobody may show or view a card.
         t.say("discussion", seconds=t.opts.discussion_seconds)
         # Live play: rounds in which every seat still talking may say something at once; a turn
-        # without text (or declined: the front end does so when the time is up) ends that seat's talk.
+        # without text (a pass, or declined: the front end does so when the time is up) ends that seat's
+        # talk. A statement is said when it is sent (``Speak.heard_at_once``): the round's other turns
+        # stay open, and a seat speaks again in the next round, once every turn of this one is over.
         talking = list(t.seats) if t.live_speech else []
         while talking:
-            texts = yield [Speak(s, "discussion") for s in talking]
-            for s, text in zip(talking, texts):
-                if text:
-                    t.say("speech", seat=s, part="discussion", text=text)
-            talking = [s for s, text in zip(talking, texts) if text]
+            turns: list[Decision] = [Speak(s, "discussion") for s in talking]
+            spoke: set[int] = set()
+            while turns:
+                texts = yield turns
+                for d, text in zip(turns, texts):
+                    if text is not OPEN and text:
+                        t.say("speech", seat=d.seat, part="discussion", text=text)
+                        spoke.add(d.seat)
+                turns = [d for d, text in zip(turns, texts) if text is OPEN]
+            talking = [s for s in talking if s in spoke]
         ballots = yield vote_decisions(t)
         tally: dict[int, int] = {}  # in seat order
         for b in sorted(ballots):

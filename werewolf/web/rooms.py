@@ -400,9 +400,9 @@ class Room:
         last: dict[int, tuple[str, Any]] = {}
         for s, act, value in self.game.answers:
             last[s] = (act, value)
-        # Ready: its last answer is a turn without text (this round's, or an earlier round's).
+        # Ready: its last answer is a turn without text, "done" or a pass (this round's, or an earlier round's).
         return {"seconds": self.talk_seconds(), "ends": self.talk_ends,
-                "ready": [s for s in range(1, self.n + 1) if last.get(s) == ("speak", None)]}
+                "ready": [s for s in range(1, self.n + 1) if last.get(s) in (("speak", None), ("speak", ""))]}
 
     def talk_seconds(self) -> float | None:
         e = next((e for e in self.shown() if e.type == "discussion"), None)

@@ -300,10 +300,14 @@ class DaySteps:
         if part != "last_words":
             if text:
                 t.say("speech", seat=seat, part=part, text=text)
+            elif text == Speak.PASSED:  # the turn stays in the log, in its place, as passed
+                t.say("speech", seat=seat, part=part, passed=True)
             else:
                 t.say("speech", seat=seat, part=part)
         elif text:
             t.say("last_words_text", seat=seat, text=text)
+        elif text == Speak.PASSED:
+            t.say("last_words_text", seat=seat, passed=True)
 
     def silent_reason(self: Moderator, seat: int) -> str | None:
         """Why ``seat`` may not speak today, if it may not (the silencer; wechat adds the piper)."""

@@ -493,9 +493,9 @@ function speakBox(v, d) {
   box.addEventListener("input", () => { S.draft = box.value; });
   return el("div", { class: "speak" }, box, el("div", { class: "row" },
     el("button", { class: "big primary", id: "send-speech", text: ui("send"), onclick: () => {
-      const text = box.value.trim(); S.draft = ""; act({ act: "speak", text: text || null }); } }),
+      const text = box.value.trim(); S.draft = ""; act(text ? { act: "speak", text } : { act: "speak", pass: true }); } }),
     el("button", { class: "big", id: "pass-speech", text: ui("pass"), onclick: () => {
-      S.draft = ""; act({ act: "speak", text: null }); } })));
+      S.draft = ""; act({ act: "speak", pass: true }); } })));
 }
 
 // The one-night discussion: everyone may talk at once, round after round, until all are ready to vote
@@ -690,7 +690,7 @@ function voiceFeed(v) {
   for (let i = VOICE.seen; i < v.events.length; i++) {
     const e = v.events[i];
     // A speaking turn is announced as a turn; what was typed (a bot's statement too) is read out.
-    if ((e.type === "speech" && !e.text) || e.type === "ballots" || !t.events[i]) continue;
+    if ((e.type === "speech" && !e.text && !e.passed) || e.type === "ballots" || !t.events[i]) continue;
     say({ text: t.events[i], type: e.type });
   }
   VOICE.seen = v.events.length;
