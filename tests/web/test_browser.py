@@ -245,9 +245,13 @@ def test_two_phones_talk_with_bots_until_ready_then_vote(browser: Any, server: S
     assert re.search(r"\b[0-5]:[0-5]\d$", host.inner_text("#talk-clock").strip())  # counting down from 5:00
     host.fill("#speech", "Seat 2 is lying.")
     host.click("#send-speech")
-    other.fill("#speech", "我是村民。")
-    other.click("#send-speech")  # the round is over: both statements are out
+    # A statement is out as soon as it is sent (issue 15): on the other phone, before it has said anything
+    # this round, and on the sender's (whose log names players: "Seat 2 · Bo").
     other.wait_for_selector("text=Seat 2 is lying.")
+    host.wait_for_selector("text=is lying.")
+    assert other.locator("#speech").count() == 1  # the other's turn of this round is still open
+    other.fill("#speech", "我是村民。")
+    other.click("#send-speech")  # the round is over
     host.wait_for_selector("text=我是村民。")
     shot(other, "11-one-night-discussion")
     host.wait_for_selector("#ready-to-vote:enabled")
