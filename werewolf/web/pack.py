@@ -369,7 +369,7 @@ def view(room: Room, seat: int | None) -> dict[str, Any]:
     """The pack's fields of a view: null for every seat outside their audience (the public too)."""
     out: dict[str, Any] = {"pack": None, "pack_ready": None, "pack_chat": None, "pack_why": None,
                            "interrupts": None}
-    if seat is None or room.status != "playing":
+    if seat is None or room.status == "lobby":
         return out
     st = room.pack
     request = sync(room)

@@ -120,6 +120,9 @@ def render(room: Room, v: Mapping[str, Any], seat: int | None, lang: str, events
     out["speaking"] = [turn_text(d, lang, None) for d in room.pending() if d.act == "speak"] \
         if room.status == "playing" and talk is None else []
     out["discussion"] = None if talk is None else discussion_text(talk, lang)
+    # The pack's words (werewolf.web.pack), null where the view has none: every key is always there, so
+    # that a delta (which only sets keys) takes them away too.
+    out["pack"] = out["pack_why"] = out["interrupts"] = None
     if v.get("pack_why"):  # a wolf who self-destructed and still names the victim: the rule, from the book
         from werewolf.i18n.rules import explain
 
