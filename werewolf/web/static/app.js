@@ -354,6 +354,7 @@ function renderGame(v) {
     parts.push(moderatorCard(v, t));
     if (v.discussion && t.discussion) parts.push(talkCard(v, t.discussion));
   }
+  if (!covered && v.seat !== null) parts.push(interruptCard(v, t), packChatCard(v, t));  // pack.js
   if (!covered) parts.push(logCard(v, t));
   parts.push(seatsCard(v.room, v.seat));
   const focused = document.activeElement && document.activeElement.id === "speech" ? true : false;
@@ -447,6 +448,7 @@ function decisionCard(v, t) {
   if (v.deadline && !v.discussion) card.append(countdown(v.deadline));
   for (const d of t.decisions) {
     if (v.discussion && d.part === "discussion") { card.append(talkBox(v, t.discussion)); continue; }
+    if (v.pack && d.act === "kill") { card.append(packPanel(v, t, d)); continue; }  // pack.js
     card.append(el("h2", { text: d.title }), el("p", { class: "prompt", text: d.prompt }));
     const only = onlyChoice(d);
     if (only) card.append(only);
