@@ -133,7 +133,9 @@ def test_bots_follow_the_pick_most_people_chose_and_the_lowest_seat_on_a_tie(tmp
             await pick(hub, room, 2, 4)
             assert (await view(hub, room, 2))["pack"]["8"] == 4  # most of them
             await pick(hub, room, 2, None)
-            assert (await view(hub, room, 2))["pack"]["8"] == 3  # "nobody" is no pick to follow
+            assert (await view(hub, room, 2))["pack"]["8"] is None  # "nobody" is a pick: a tie, seat 2's
+            await pick(hub, room, 6, 3)
+            assert (await view(hub, room, 2))["pack"]["8"] == 3
             for s in (2, 5, 6):
                 await pick(hub, room, s, 7, confirm=True)
             assert (8, "kill", 7) in room.game.answers

@@ -8,8 +8,8 @@ only if the named seats agree (``werewolf.rulesets.daynight.night.pack``). A roo
 view, field ``pack``: seat -> target or null) and which may change until every person of the pack has
 confirmed (``/act`` with ``kill``, or ``/pick`` with ``confirm``), or until the decision's time is up (each
 person's current pick is then the answer; no pick, the decision's default). Then the people's picks go to
-the engine, and the bots follow them: a bot voice names the pick most of the people chose (a tie: the
-pick of the lowest seat among them), or, while no person has picked anybody, its own choice. An all-bot
+the engine, and the bots follow them: a bot voice names the pick most of the people chose ("nobody" is a
+pick too; a tie: the pick of the lowest seat among them), or, while no person has picked yet, its own choice. An all-bot
 pack answers as it always did. Online, the voices may talk in a pack chat (``/pack_chat``).
 
 Interrupts. A self-destruct or a knight's duel is offered by the engine before every speech and at the
@@ -94,12 +94,15 @@ class PackState:
         if not isinstance(d, dict):
             d = {}
         key = d.get("key")
-        return cls(key=key if isinstance(key, int) else None,
-                   picks={int(s): t for s, t in (d.get("picks") or {}).items()},
-                   ready={int(s) for s in d.get("ready") or []},
-                   chat=list(d.get("chat") or []),
-                   intents={int(s): m for s, m in (d.get("intents") or {}).items()},
-                   offers={int(s): o for s, o in (d.get("offers") or {}).items()})
+        try:
+            return cls(key=key if isinstance(key, int) else None,
+                       picks={int(s): t for s, t in (d.get("picks") or {}).items()},
+                       ready={int(s) for s in d.get("ready") or []},
+                       chat=list(d.get("chat") or []),
+                       intents={int(s): m for s, m in (d.get("intents") or {}).items()},
+                       offers={int(s): o for s, o in (d.get("offers") or {}).items()})
+        except (AttributeError, TypeError, ValueError):  # not what this version writes: start afresh
+            return cls()
 
     def copy(self) -> PackState:
         out = PackState.from_json(json.dumps(self.as_json()))
@@ -144,24 +147,33 @@ def people(room: Room, request: Sequence[Decision]) -> list[Decision]:
     return [d for d in request if d.seat not in room.bots]
 
 
-def follow(room: Room) -> int | None:
-    """The people's pick, as the bots follow it: the target most of them picked; a tie, the pick of the
-    lowest seat among the tied; None while nobody picked anybody."""
-    picks = {s: t for s, t in room.pack.picks.items() if t is not None}
+def follow(room: Room) -> tuple[bool, int | None]:
+    """The people's pick, as the bots follow it: ``(True, target)``, the pick most of them made ("nobody"
+    is a pick too); a tie, the pick of the lowest seat among the tied; ``(False, None)`` while nobody has
+    picked."""
+    picks = room.pack.picks
     if not picks:
-        return None
+        return False, None
     counts = Counter(picks.values())
     most = max(counts.values())
-    return next(picks[s] for s in sorted(picks) if counts[picks[s]] == most)
+    return True, next(picks[s] for s in sorted(picks) if counts[picks[s]] == most)
+
+
+def _bot_pick(room: Room, d: Decision) -> tuple[bool, int | None]:
+    """A bot voice's pick: the people's (when they have picked and it is legal for it), else its own."""
+    picked, chosen = follow(room)
+    if picked and (chosen is None or chosen in getattr(d, "targets", ())):
+        return True, chosen
+    if d.seat in room.pack.own:
+        return True, room.pack.own[d.seat]
+    return False, None
 
 
 def pick_of(room: Room, d: Decision) -> int | None:
     """What a voice has picked, as the pack sees it."""
-    st = room.pack
     if d.seat in room.bots:
-        chosen = follow(room)
-        return chosen if chosen is not None and chosen in getattr(d, "targets", ()) else st.own.get(d.seat)
-    return st.picks.get(d.seat)
+        return _bot_pick(room, d)[1]
+    return room.pack.picks.get(d.seat)
 
 
 def pick(room: Room, seat: int, target: Any, confirm: bool) -> None:
@@ -220,12 +232,7 @@ def follows(room: Room, d: Decision) -> tuple[bool, int | None]:
     choice it showed; ``(False, None)``: the bot is asked as always (an all-bot pack)."""
     if d.act != KNIFE or d.seat not in room.bots or not people(room, _open(room)):
         return False, None
-    chosen = follow(room)
-    if chosen is not None and chosen in getattr(d, "targets", ()):
-        return True, chosen
-    if d.seat in room.pack.own:
-        return True, room.pack.own[d.seat]
-    return False, None
+    return _bot_pick(room, d)
 
 
 def _bots_choose(room: Room, request: Sequence[Decision]) -> None:
