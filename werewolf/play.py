@@ -170,7 +170,7 @@ def run(setup: Setup, *, seat: int | None = None, lang: str = "en", bots: str = 
 
 def pack_turn(human: TerminalAgent, host: Host, me: int) -> None:
     """The pack's knife with the person in it (issue 15): the bots of the pack show their own choices, the
-    person chooses, and the bots follow the person's pick (their own choice when it names nobody). The
+    person chooses, and the bots follow the person's pick ("nobody" too), as they do in a web room. The
     engine's ruling is untouched: the picks are still the knife's answers, one per voice."""
     game = host.game
     request = list(game.request)
@@ -189,7 +189,7 @@ def pack_turn(human: TerminalAgent, host: Host, me: int) -> None:
     picked = next((v for s, a, v in reversed(game.answers) if s == me and a == "kill"), None)
     for d in request:
         if d.seat != me:
-            follows = isinstance(picked, int) and picked in getattr(d, "targets", ())
+            follows = picked is None or picked in getattr(d, "targets", ())
             game.answer_value(d, picked if follows else own[d.seat])
 
 
