@@ -55,11 +55,11 @@ async def view(hub: Hub, room: Room, seat: int | None, host: bool = False, lang:
 
 
 async def pick(hub: Hub, room: Room, seat: int, target: int | None, confirm: bool = False) -> None:
-    await hub.pack_move(room, seat, lambda: pack.pick(room, seat, target, confirm))
+    await hub.pack_move(room, lambda: pack.pick(room, seat, target, confirm))
 
 
 async def say(hub: Hub, room: Room, seat: int, text: str) -> None:
-    await hub.pack_move(room, seat, lambda: pack.say(room, seat, text))
+    await hub.pack_move(room, lambda: pack.say(room, seat, text))
 
 
 FIELDS = ("pack", "pack_ready", "pack_chat", "pack_why", "interrupts")
@@ -260,7 +260,7 @@ def test_interrupts_wait_for_nobody_and_the_button_is_used_at_the_next_offer(tmp
                     assert v["text"]["interrupts"][0]["title"] == "Self-destruct"
                     offers = sum(a == "explode" for s, a, _ in room.game.answers if s == 2)
                     assert offers >= 1  # the button came with an offer, which was declined at once
-                    await hub.pack_move(room, 2, lambda: pack.intend(room, 2, {"act": "explode"}))
+                    await hub.pack_move(room, lambda: pack.intend(room, 2, {"act": "explode"}))
                     armed = True
                     assert (await view(hub, room, 2))["interrupts"][0]["armed"] == {"act": "explode"}
                     for s in (None, SEER, 3):  # nobody else is told of the button
@@ -303,18 +303,18 @@ def test_an_intent_is_checked_against_what_the_seat_was_offered(tmp_path: Path) 
         hub, store, room = await open_room(tmp_path / "h.sqlite", [2, SEER])
         try:
             with pytest.raises(ApiError) as err:  # night 1: never offered yet
-                await hub.pack_move(room, 2, lambda: pack.intend(room, 2, {"act": "explode"}))
+                await hub.pack_move(room, lambda: pack.intend(room, 2, {"act": "explode"}))
             assert err.value.status == 409
             room.pack.offers[2] = {"explode": {"yes": [{"act": "explode"}], "no": {"act": "explode", "value": False}}}
             with pytest.raises(ApiError) as err:
-                await hub.pack_move(room, 2, lambda: pack.intend(room, 2, {"act": "explode", "target": 4}))
+                await hub.pack_move(room, lambda: pack.intend(room, 2, {"act": "explode", "target": 4}))
             assert err.value.status == 422
-            await hub.pack_move(room, 2, lambda: pack.intend(room, 2, {"act": "explode", "when": "discussion"}))
+            await hub.pack_move(room, lambda: pack.intend(room, 2, {"act": "explode", "when": "discussion"}))
             assert room.pack.intents == {2: {"act": "explode"}}
-            await hub.pack_move(room, 2, lambda: pack.intend(room, 2, {"act": "explode", "value": False}))
+            await hub.pack_move(room, lambda: pack.intend(room, 2, {"act": "explode", "value": False}))
             assert room.pack.intents == {}
             with pytest.raises(ApiError) as err:
-                await hub.pack_move(room, SEER, lambda: pack.intend(room, SEER, {"act": "duel", "target": 2}))
+                await hub.pack_move(room, lambda: pack.intend(room, SEER, {"act": "duel", "target": 2}))
             assert err.value.status == 409
         finally:
             await close(hub, store)

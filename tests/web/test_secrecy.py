@@ -165,9 +165,9 @@ async def play(tmp: Path, ruleset: str, deck: str, seed: int, humans: int, bot_k
                 (d,) = [d for d in room.pending(seat) if d.act == "kill"]
                 target = rng.choice([*d.targets, None])  # type: ignore[attr-defined]
                 if rng.random() < 0.5:
-                    await hub.pack_move(room, seat, lambda s=seat, t=target: pack.pick(room, s, t, False))
+                    await hub.pack_move(room, lambda s=seat, t=target: pack.pick(room, s, t, False))
                 else:
-                    await hub.pack_move(room, seat, lambda s=seat, t=target: pack.say(room, s, f"seat {t}?"))
+                    await hub.pack_move(room, lambda s=seat, t=target: pack.say(room, s, f"seat {t}?"))
             elif asked and rng.random() < 0.6:
                 seat = rng.choice(asked)
                 v = json.loads(await hub.view_json(room, seat, False, rng.choice(langs)))

@@ -354,7 +354,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
         from werewolf.web import pack
 
         hub, room, seat = await seated(request, room_id, authorization)
-        await hub.pack_move(room, seat, lambda: pack.pick(room, seat, body.target, body.confirm))
+        await hub.pack_move(room, lambda: pack.pick(room, seat, body.target, body.confirm))
         return Ok()
 
     @app.post("/api/rooms/{room_id}/pack_chat", response_model=Ok, responses=ERRORS, tags=["play"],
@@ -365,7 +365,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
         from werewolf.web import pack
 
         hub, room, seat = await seated(request, room_id, authorization)
-        await hub.pack_move(room, seat, lambda: pack.say(room, seat, body.text))
+        await hub.pack_move(room, lambda: pack.say(room, seat, body.text))
         return Ok()
 
     @app.post("/api/rooms/{room_id}/intent", response_model=Ok, responses=ERRORS, tags=["play"],
@@ -378,7 +378,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
         from werewolf.web import pack
 
         hub, room, seat = await seated(request, room_id, authorization)
-        await hub.pack_move(room, seat, lambda: pack.intend(room, seat, move))
+        await hub.pack_move(room, lambda: pack.intend(room, seat, move))
         return Ok()
 
     @app.get("/api/rooms/{room_id}/log", responses=ERRORS, tags=["play"])

@@ -919,6 +919,7 @@ class Hub:
                 raise ApiError(409, "the game is over")
             if not room.pending(seat):  # a decision not yet shown is not asked (the same words)
                 raise ApiError(409, f"not your turn: seat {seat} is not asked for anything now ({room.phase()})")
+
             def answer() -> None:
                 if not wolfpack.take_act(room, seat, move):  # at the knife, a pick (``werewolf.web.pack``)
                     room.game.answer(seat, move)
@@ -942,11 +943,11 @@ class Hub:
 
             await self._change(room, take)
 
-    async def pack_move(self, room: Room, seat: int, apply: Callable[[], None]) -> None:
+    async def pack_move(self, room: Room, apply: Callable[[], None]) -> None:
         """A wolf's pick or chat line, or an interrupt button (``werewolf.web.pack``): a change like an answer."""
-        await self._shielded(self._pack_move(room, seat, apply))
+        await self._shielded(self._pack_move(room, apply))
 
-    async def _pack_move(self, room: Room, seat: int, apply: Callable[[], None]) -> None:
+    async def _pack_move(self, room: Room, apply: Callable[[], None]) -> None:
         async with room.lock:
             self.check_open(room)
             if room.status != "playing" or room.over():
