@@ -254,12 +254,13 @@ def test_interrupts_wait_for_nobody_and_the_button_is_used_at_the_next_offer(tmp
                 assert not [d for d in room.game.pending() if d.interrupt and d.seat not in room.bots]
                 v = await view(hub, room, 2, lang="en")
                 assert not [m for m in v["pending"] or [] if m["act"] in ("explode", "duel")]
-                if v["interrupts"] and not armed:
-                    (button,) = v["interrupts"]
-                    assert button["act"] == "explode" and button["options"] == [{"act": "explode"}]
-                    assert v["text"]["interrupts"][0]["title"] == "Self-destruct"
-                    offers = sum(a == "explode" for s, a, _ in room.game.answers if s == 2)
-                    assert offers >= 1  # the button came with an offer, which was declined at once
+                # The button is there from the start (foreseen: no offer was made yet) ...
+                (button,) = v["interrupts"]
+                assert button["act"] == "explode" and button["options"] == [{"act": "explode"}]
+                assert v["text"]["interrupts"][0]["title"] == "Self-destruct"
+                offers = sum(a == "explode" for s, a, _ in room.game.answers if s == 2)
+                # ... and pressed once two offers came and went (each declined at once), it is used at the next.
+                if offers >= 2 and not armed:
                     await hub.pack_move(room, lambda: pack.intend(room, 2, {"act": "explode"}))
                     armed = True
                     assert (await view(hub, room, 2))["interrupts"][0]["armed"] == {"act": "explode"}
@@ -298,23 +299,29 @@ def test_interrupts_wait_for_nobody_and_the_button_is_used_at_the_next_offer(tmp
     run(go())
 
 
-def test_an_intent_is_checked_against_what_the_seat_was_offered(tmp_path: Path) -> None:
+def test_an_intent_is_checked_against_what_the_seat_is_offered(tmp_path: Path) -> None:
     async def go() -> None:
         hub, store, room = await open_room(tmp_path / "h.sqlite", [2, SEER])
         try:
-            with pytest.raises(ApiError) as err:  # night 1: never offered yet
-                await hub.pack_move(room, lambda: pack.intend(room, 2, {"act": "explode"}))
+            # Night 1: the wolf's button is foreseen (its first offer comes on day 1); the seer has none.
+            assert (await view(hub, room, 2))["interrupts"][0]["options"] == [{"act": "explode"}]
+            assert (await view(hub, room, SEER))["interrupts"] is None
+            with pytest.raises(ApiError) as err:
+                await hub.pack_move(room, lambda: pack.intend(room, SEER, {"act": "explode"}))
             assert err.value.status == 409
-            room.pack.offers[2] = {"explode": {"yes": [{"act": "explode"}], "no": {"act": "explode", "value": False}}}
             with pytest.raises(ApiError) as err:
                 await hub.pack_move(room, lambda: pack.intend(room, 2, {"act": "explode", "target": 4}))
             assert err.value.status == 422
             await hub.pack_move(room, lambda: pack.intend(room, 2, {"act": "explode", "when": "discussion"}))
             assert room.pack.intents == {2: {"act": "explode"}}
+            assert (await view(hub, room, 2))["interrupts"][0]["armed"] == {"act": "explode"}
             await hub.pack_move(room, lambda: pack.intend(room, 2, {"act": "explode", "value": False}))
             assert room.pack.intents == {}
+            # A button foreseen for a role the seat does not hold (a thief's other card) is not there.
+            room.pack.offers[2]["explode"]["role"] = "seer"
+            assert (await view(hub, room, 2))["interrupts"] is None
             with pytest.raises(ApiError) as err:
-                await hub.pack_move(room, lambda: pack.intend(room, SEER, {"act": "duel", "target": 2}))
+                await hub.pack_move(room, lambda: pack.intend(room, 2, {"act": "explode"}))
             assert err.value.status == 409
         finally:
             await close(hub, store)
@@ -353,10 +360,11 @@ def test_the_endpoints_are_strict_rate_limited_and_answer_like_the_others(tmp_pa
         assert c.get(f"{url}/view", headers=auth(tokens[5])).json()["pack_chat"][0]["text"] == "seat 4?"
         assert c.post(f"{url}/pack_chat", json={"text": "me too"}, headers=auth(tokens[SEER])).status_code == 409
         assert c.post(f"{url}/pick", json={"target": 4}, headers=auth(host)).status_code == 403
-        assert c.post(f"{url}/intent", json={"act": "explode"}, headers=auth(tokens[2])).status_code == 409
+        assert c.post(f"{url}/intent", json={"act": "explode"}, headers=auth(tokens[SEER])).status_code == 409
+        assert c.post(f"{url}/intent", json={"act": "explode"}, headers=auth(tokens[2])).status_code == 200
         assert c.post(f"{url}/pick", json={"target": 4}).status_code == 401
         codes = [c.post(f"{url}/pick", json={"target": 4}, headers=auth(tokens[5])).status_code for _ in range(6)]
-        # Every request counts, the malformed ones too (12 so far): two more, then 429 with Retry-After.
-        assert codes[:2] == [200, 200] and set(codes[2:]) == {429}
+        # Every request counts, the malformed ones too (13 so far): one more, then 429 with Retry-After.
+        assert codes[:1] == [200] and set(codes[1:]) == {429}
         r = c.post(f"{url}/intent", json={"act": "explode"}, headers=auth(tokens[5]))
         assert r.status_code == 429 and int(r.headers["Retry-After"]) >= 1 and "pack" in r.json()["error"]

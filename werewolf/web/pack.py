@@ -16,8 +16,9 @@ Interrupts. A self-destruct or a knight's duel is offered by the engine before e
 election: a question that a person would have to decline dozens of times a day, and whose wait would tell
 the table who holds it. A room answers a person's interrupt offer at once (``drive``): declined, unless
 the seat pressed the button (``/intent``), in which case that move is given at this offer and the intent
-is spent. The button is on a seat's phone (view field ``interrupts``) from the first offer the seat was
-made on, while the seat lives; nothing waits for it, so the public stream is the same whoever holds one.
+is spent. The button is on a seat's phone (view field ``interrupts``) from the game's start where the
+seat's first offer can be foreseen (``foresee``), else from its first offer, while the seat lives;
+nothing waits for it, so the public stream is the same whoever holds one.
 
 Secrecy. Picks, chat lines and intents are the room's state, not engine events: they are stored with the
 room (``rooms.pack``, JSON; a restart mid-step keeps them) and shown only to their audience: the voices
@@ -69,6 +70,7 @@ class PackState:
     chat: list[dict[str, Any]] = field(default_factory=list)  # {"seat", "text", "phase", "to": [seats]}
     intents: dict[int, Move] = field(default_factory=dict)  # seat -> the interrupt move it pressed
     offers: dict[int, dict[str, dict[str, Any]]] = field(default_factory=dict)  # seat -> act -> {"yes", "no"}
+    previewed: bool = False  # the buttons the seats will be offered were foreseen (``foresee``)
     seen: dict[int, int] = field(default_factory=dict)  # seat -> how often its part of all this moved
     version: int = 0  # changes so far; the store holds ``stored``
     stored: int = 0
@@ -82,7 +84,7 @@ class PackState:
     def as_json(self) -> dict[str, Any]:
         return {"key": self.key, "picks": {str(s): t for s, t in self.picks.items()}, "ready": sorted(self.ready),
                 "chat": self.chat, "intents": {str(s): m for s, m in self.intents.items()},
-                "offers": {str(s): o for s, o in self.offers.items()}}
+                "offers": {str(s): o for s, o in self.offers.items()}, "previewed": self.previewed}
 
     @classmethod
     def from_json(cls, text: str | None) -> PackState:
@@ -100,7 +102,8 @@ class PackState:
                        ready={int(s) for s in d.get("ready") or []},
                        chat=list(d.get("chat") or []),
                        intents={int(s): m for s, m in (d.get("intents") or {}).items()},
-                       offers={int(s): o for s, o in (d.get("offers") or {}).items()})
+                       offers={int(s): o for s, o in (d.get("offers") or {}).items()},
+                       previewed=d.get("previewed") is True)
         except (AttributeError, TypeError, ValueError):  # not what this version writes: start afresh
             return cls()
 
@@ -277,11 +280,46 @@ def _offer(d: Decision) -> dict[str, Any]:
     return {"yes": yes, "no": no or {"act": d.act, "value": False}}
 
 
+def foresee(room: Room) -> None:
+    """The buttons each person will have, from the game's start: the same deal played on with every
+    decision's default up to the first interrupt offer (the day's first speech, or the election), so that
+    the first real offer need not come and go before its button is there. Each is kept with the role the
+    seat held then, and shown only while the seat holds that role (a thief's card, say, may differ)."""
+    from werewolf.core.game import Game
+
+    st = room.pack
+    st.previewed = True
+    st.version += 1
+    g = Game(room.setup)
+    for _ in range(5000):
+        if g.over:
+            return
+        offered = [d for d in g.pending() if _declinable(d)]
+        if offered:
+            break
+        for d in list(g.pending()):
+            if not g.over and any(o is d for o in g.pending()):
+                g.decline(d)
+    else:
+        return
+    roles: dict[int, str] = {}
+    for e in g.events:
+        if e.type in ("role", "took") and e.to is not None and e.data.get("seat") in e.to:
+            roles[int(e.data["seat"])] = str(e.data.get("role"))
+    for d in offered:
+        if d.seat in room.bots or d.seat not in roles:
+            continue
+        st.offers.setdefault(d.seat, {}).setdefault(d.act, {**_offer(d), "role": roles[d.seat]})
+        st.bump([d.seat])
+
+
 def drive(room: Room) -> bool:
     """The room's part of a drive (the worker thread): the pack's state follows the game, the bots of a
     mixed pack show their own choice, and every person's interrupt offer is answered at once. True if an
     answer was given (the caller drives on)."""
     st = room.pack
+    if not st.previewed and room.status == "playing":
+        foresee(room)
     request = sync(room)
     if request:
         _bots_choose(room, request)
@@ -293,7 +331,7 @@ def drive(room: Room) -> bool:
             break
         offer = _offer(d)
         offers = st.offers.setdefault(d.seat, {})
-        if offers.get(d.act) != offer:
+        if offers.get(d.act) != offer:  # new, changed, or foreseen until now
             offers[d.act] = offer
             st.bump([d.seat])
         intent = st.intents.get(d.seat)
@@ -318,6 +356,8 @@ def intend(room: Room, seat: int, move: Move) -> None:
     """The seat pressed (or took back: the offer's "no" move) an interrupt button."""
     act = move.get("act")
     offer = room.pack.offers.get(seat, {}).get(act) if isinstance(act, str) else None
+    if offer is not None and offer.get("role", room.sight(seat).role) != room.sight(seat).role:
+        offer = None  # foreseen for a role the seat does not hold
     if offer is None or seat in dead(room) or room.game.over:
         raise Refused(409, f"seat {seat} has no {act!r} to use now")
     st = room.pack
@@ -389,10 +429,13 @@ def view(room: Room, seat: int | None) -> dict[str, Any]:
     lines = [{"seat": x["seat"], "text": x["text"], "phase": x["phase"]} for x in st.chat if seat in x["to"]]
     if lines or (seat in voices and room.rec.mode == "online"):
         out["pack_chat"] = lines
-    offers = st.offers.get(seat)
-    if offers and not room.game.over and seat not in dead(room):
+    role = room.sight(seat).role
+    offers = {act: o for act, o in (st.offers.get(seat) or {}).items() if o.get("role", role) == role}
+    gone = dead(room)
+    if offers and not room.game.over and seat not in gone:
         armed = st.intents.get(seat)
-        out["interrupts"] = [{"act": act, "options": o["yes"], "no": o["no"],
+        out["interrupts"] = [{"act": act, "options": [m for m in o["yes"] if m.get("target") not in gone],
+                              "no": o["no"],
                               "armed": armed if armed is not None and armed.get("act") == act else None}
                              for act, o in sorted(offers.items())]
     return out
