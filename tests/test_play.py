@@ -284,6 +284,18 @@ def test_a_human_wolf_sees_the_bots_picks_and_the_bots_follow_his(lang: str) -> 
     assert out.index(lines[0]) < out.index(t("prompt.kill", lang))  # shown before the person chooses
 
 
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_wolf_who_self_destructed_is_told_why_he_still_names_the_victim(lang: str) -> None:
+    out = io.StringIO()
+    TerminalAgent(lang, input=io.StringIO(), output=out).voice_rule()
+    from werewolf.i18n.rules import explain
+
+    rule = explain("self_destructed_wolf_votes_knife", lang)
+    assert rule["known"] and rule["book"] == "000"
+    text = " ".join(out.getvalue().split())
+    assert " ".join(rule["text"].split())[:20] in text and "自爆的狼人可進行指刀行動" in text
+
+
 def test_cli_offers_every_language() -> None:
     lang = next(p for p in main.commands["play"].params if p.name == "lang")
     assert tuple(lang.type.choices) == LANGS  # type: ignore[attr-defined]
