@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 import pytest
 
 from werewolf.web import pack
+from werewolf.web.pacing import Pace
 from werewolf.web.rooms import ApiError, Hub, Room, Subscriber
 from werewolf.web.store import Store
 
@@ -31,10 +32,18 @@ def run(work: Coroutine[Any, Any, T]) -> T:
     return asyncio.run(asyncio.wait_for(work, 120))
 
 
-async def open_room(db: Path, people: list[int], *, mode: str = "online", options: dict[str, Any] | None = None
-                    ) -> tuple[Hub, Store, Room]:
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def open_room(db: Path, people: list[int], *, mode: str = "online", options: dict[str, Any] | None = None,
+                    clock: Clock | None = None, pace: Pace | None = None) -> tuple[Hub, Store, Room]:
     store = Store("sqlite:///" + str(db))
-    hub = Hub(store, timeout=0, timers=False)
+    hub = Hub(store, timeout=0, timers=False, clock=clock or Clock(), pace=pace)
     await hub.start()
     room, _ = await hub.create(ruleset="classic", deck="classic12", options=options or {}, bots=[], seed=SEED,
                                mode=mode, lang="en", players=None, timeout=None, bot_kind="heuristic")
@@ -368,3 +377,36 @@ def test_the_endpoints_are_strict_rate_limited_and_answer_like_the_others(tmp_pa
         assert codes[:1] == [200] and set(codes[1:]) == {429}
         r = c.post(f"{url}/intent", json={"act": "explode"}, headers=auth(tokens[5]))
         assert r.status_code == 429 and int(r.headers["Retry-After"]) >= 1 and "pack" in r.json()["error"]
+
+
+def test_the_wolves_step_lasts_its_drawn_time_however_fast_the_pack_agrees(tmp_path: Path) -> None:
+    async def knife_ends(people: list[int], name: str) -> tuple[float, float]:
+        """(the step's drawn end, when the next public event came out), seconds after the step began."""
+        clock = Clock()
+        hub, store, room = await open_room(tmp_path / f"{name}.sqlite", people, clock=clock, pace=Pace(3.0, 3.0))
+        try:
+            for _ in range(100):  # the wolves' step is released (the pacer's first hold)
+                if pack.knife(room):
+                    break
+                clock.now += 0.05
+                await hub.sweep()
+            begun, drawn = clock.now, room.pacer.hold_until - clock.now
+            public = len([e for e in room.shown() if e.to is None])
+            for s in people:  # every person of the pack agrees at once
+                if s in WOLVES:
+                    await hub.act(room, s, {"act": "kill", "target": 1})
+            while len([e for e in room.shown() if e.to is None]) == public:
+                clock.now += 0.05
+                await hub.sweep()
+            return drawn, clock.now - begun
+        finally:
+            await close(hub, store)
+
+    async def go() -> None:
+        with_people = await knife_ends([2, 5, 6], "people")
+        all_bots = await knife_ends([SEER], "bots")
+        for drawn, ended in (with_people, all_bots):
+            assert drawn == 3.0 and ended >= drawn, (drawn, ended)
+        assert abs(with_people[1] - all_bots[1]) < 0.2  # the same length, people or bots
+
+    run(go())
