@@ -137,8 +137,9 @@ def sync(room: Room) -> list[Decision]:
     request = _open(room)
     key = len(room.game.events) if request else None
     if key != st.key:
+        # The voices of the knife that ended see it go, those of the new one see it come.
+        st.bump(sorted({*st.picks, *st.own, *st.ready, *(d.seat for d in request)}))
         st.key, st.picks, st.ready, st.own = key, {}, set(), {}
-        st.bump([d.seat for d in request])
     return knife(room)
 
 
