@@ -70,6 +70,15 @@ def test_three_people_and_a_bot_wolf_reach_the_same_kill_through_the_pack(browse
         assert "1" in p.inner_text("#log li.ev-pack_choice")
         assert p.locator("#pack").count() == 0  # the step is over
     shot(bob, "21-pack-agreed")
+    # The self-destruct button is on each wolf's phone from the start, and waits for no offer: pressed, it
+    # is armed (used at the next moment the rules allow); pressed again, taken back.
+    ann.click("#interrupts button.interrupt")
+    ann.wait_for_selector("#interrupts .armed")
+    ann.wait_for_selector("#interrupts button.interrupt.on")
+    ann.click("#interrupts button.interrupt.on")
+    ann.wait_for_selector("#interrupts button.interrupt:not(.on)")
+    assert ann.locator("#interrupts .armed").count() == 0
+    assert dee.locator("#interrupts").count() == 0
     log = httpx.get(f"{server.url}/api/rooms/{room['room']}/view",
                     headers={"Authorization": "Bearer " + room["host_token"]}).json()
     assert log["pack"] is None and log["pack_chat"] is None

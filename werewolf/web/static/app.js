@@ -346,7 +346,7 @@ function renderGame(v) {
     parts.push(roleCard(v, t));
     if (v.discussion && t.discussion) parts.push(talkCard(v, t.discussion));
     if (!v.game_over) parts.push(speakingCard(v));
-    const woken = v.awake && !v.pending ? awakeCard(v, t) : null;
+    const woken = v.awake && !v.pending && !v.pack ? awakeCard(v, t) : null;  // the pack's card stays (pack.js)
     if (covered && !v.game_over) parts.push(coverCard());
     else if (woken) parts.push(woken);
     else if (!v.game_over) parts.push(decisionCard(v, t));
@@ -443,6 +443,7 @@ function decisionCard(v, t) {
   const card = el("section", { class: "card decide", id: "decide" });
   if (!t.decisions || !t.decisions.length) {
     card.append(el("p", { class: "waiting", text: ui("waiting") }));
+    if (v.pack) card.append(packPanel(v, t, null));  // given: the pack's picks until the step ends (pack.js)
     return card;
   }
   if (v.deadline && !v.discussion) card.append(countdown(v.deadline));

@@ -14,13 +14,13 @@ async function packPost(what, body) {
 }
 
 // The knife: every voice's pick as the pack sees it now, the seats to pick, and "confirm". `d`: the
-// kill decision's words (its options with their labels).
+// kill decision's words (its options with their labels); null once the seat's pick is given.
 function packPanel(v, t, d) {
   const words = t.pack || {};
   const mine = v.pack[String(v.seat)];
   const ready = new Set(v.pack_ready || []);
   const bots = new Set(v.room.seats.filter((s) => s.bot).map((s) => s.seat));
-  const box = el("div", { class: "pack", id: "pack" }, el("h2", { text: words.title || d.title }),
+  const box = el("div", { class: "pack", id: "pack" }, el("h2", { text: words.title }),
     el("p", { class: "muted small", text: words.hint }));
   if (v.pack_why && t.pack_why) {
     const r = t.pack_why;
@@ -39,6 +39,7 @@ function packPanel(v, t, d) {
       marks.length ? el("em", { text: marks.join(" · ") }) : null));
   }
   box.append(list);
+  if (!d) return box;
   // Alone among bots, a person's pick is the pack's: one tap. With other people, a tap shows the pick to
   // them and "confirm" makes it final (until changed again).
   const alone = Object.keys(v.pack).filter((s) => !bots.has(Number(s))).length === 1;
