@@ -41,7 +41,7 @@ class Limits:
     create: str | None = "20/minute"  # rooms created by one client
     join: str | None = "60/minute"  # joins (successful or not) by one client
     auth: str | None = "30/minute"  # requests by one client whose token was missing or not good
-    pack: str | None = "120/minute"  # picks, pack chat lines and interrupt buttons (werewolf.web.pack)
+    pack: str | None = "300/minute"  # picks, pack chat lines and interrupt buttons (one table: one address)
 
     @classmethod
     def off(cls, body_bytes: int = 64 * 1024) -> Limits:
