@@ -253,6 +253,49 @@ def test_a_human_wolf_is_offered_each_interrupt_once_per_speaking_part() -> None
     assert 1 <= asked < len(offers) and asked <= 3 * days, (asked, len(offers), days)
 
 
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_human_wolf_sees_the_bots_picks_and_the_bots_follow_his(lang: str) -> None:
+    # Seed 1: seat 3 is a werewolf among bot wolves. Before each knife the terminal shows the bots' own
+    # choices; then every bot voice names the person's pick, so the knife is never lost to a blind pick.
+    game, out = _play(pl.make_setup("classic", None, None, 1), 3, lang, ANSWERS)
+    wolves = [i + 1 for i, r in enumerate(game.dealt) if r == "werewolf"]
+    assert 3 in wolves and len(wolves) > 1
+    answers = game.answers
+    knives = 0
+    for i, (s, a, v) in enumerate(answers):
+        if (s, a) != (3, "kill"):
+            continue
+        knives += 1
+        bots = []
+        for _, a2, v2 in answers[i + 1:]:  # the bot voices answer right after the person
+            if a2 != "kill":
+                break
+            bots.append(v2)
+        assert bots, "the person's packmates answer the same knife"
+        assert bots == [v] * len(bots), (v, bots)
+    choices = [e.data["target"] for e in game.events if e.type == "pack_choice" and 3 in (e.to or ())]
+    mine = [v for s, a, v in answers if (s, a) == (3, "kill")]
+    assert knives == len(choices) >= 1
+    assert choices == mine  # the person's pick is the pack's: never an empty knife from a split
+    shown = t("ui.pack.terminal", lang, picks="X").split("X")[0]
+    lines = [line for line in out.splitlines() if shown in line]
+    assert len(lines) == knives
+    assert all(t("fmt.seat", lang, n=w) in lines[0] for w in wolves if w != 3)
+    assert out.index(lines[0]) < out.index(t("prompt.kill", lang))  # shown before the person chooses
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_wolf_who_self_destructed_is_told_why_he_still_names_the_victim(lang: str) -> None:
+    out = io.StringIO()
+    TerminalAgent(lang, input=io.StringIO(), output=out).voice_rule()
+    from werewolf.i18n.rules import explain
+
+    rule = explain("self_destructed_wolf_votes_knife", lang)
+    assert rule["known"] and rule["book"] == "000"
+    text = " ".join(out.getvalue().split())
+    assert " ".join(rule["text"].split())[:20] in text and "自爆的狼人可進行指刀行動" in text
+
+
 def test_cli_offers_every_language() -> None:
     lang = next(p for p in main.commands["play"].params if p.name == "lang")
     assert tuple(lang.type.choices) == LANGS  # type: ignore[attr-defined]

@@ -128,7 +128,7 @@ def play_command(ruleset: str, deck: str | None, players: int | None, seat: int 
                    "(its link answers 410 expired) (0: lobbies never expire).")
 @click.option("--limits", default=None, metavar="LIMITS",
               help="Body size and per-address rate limits: 'off' (no rate limits), or pairs such as "
-                   "'create=20/minute,join=60/minute,auth=30/minute,body=65536' (the defaults).")
+                   "'create=20/minute,join=60/minute,auth=30/minute,pack=300/minute,body=65536' (the defaults).")
 @click.option("--log-level", type=click.Choice(["critical", "error", "warning", "info", "debug", "trace"]),
               default="info", show_default=True, help="How much the server logs (tokens never appear).")
 @click.option("--pace", type=(float, float), default=(4.0, 9.0), show_default=True, metavar="MIN MAX",

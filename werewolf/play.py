@@ -143,6 +143,9 @@ def run(setup: Setup, *, seat: int | None = None, lang: str = "en", bots: str = 
     intro(human, game, setup, bots)
     while not game.over:
         host.sync()
+        if any(d.seat == me and d.act == "kill" for d in game.request):
+            pack_turn(human, host, me)  # the pack's knife: the person sees the bots' picks, they follow
+            continue
         for d in list(game.request):
             timed = d.act == "speak" and talk_clock.started(game)
             if d.seat == me and not once(offered, game, d):
@@ -163,6 +166,31 @@ def run(setup: Setup, *, seat: int | None = None, lang: str = "en", bots: str = 
     if transcript is not None:
         transcript.close()
     return game
+
+
+def pack_turn(human: TerminalAgent, host: Host, me: int) -> None:
+    """The pack's knife with the person in it (issue 15): the bots of the pack show their own choices, the
+    person chooses, and the bots follow the person's pick ("nobody" too), as they do in a web room. The
+    engine's ruling is untouched: the picks are still the knife's answers, one per voice."""
+    game = host.game
+    request = list(game.request)
+    mine = next(d for d in request if d.seat == me)
+    own: dict[int, int | None] = {}
+    for d in request:
+        if d.seat != me:
+            move = host.ask(d)
+            value = d.value(move) if move is not None and d.check(move) is None else d.default_value()
+            own[d.seat] = value if isinstance(value, int) else None
+    human.update(host.view(me, mine))  # the night so far, before the pack's picks
+    if any(e.type == "explode" and e.data.get("seat") == me for e in game.events):
+        human.voice_rule()  # a wolf who self-destructed today still names the victim: why
+    human.pack_picks(own)
+    ask(human, host, mine)
+    picked = next((v for s, a, v in reversed(game.answers) if s == me and a == "kill"), None)
+    for d in request:
+        if d.seat != me:
+            follows = picked is None or picked in getattr(d, "targets", ())
+            game.answer_value(d, picked if follows else own[d.seat])
 
 
 def once(offered: set[tuple[str, str, str]], game: Game, d: Decision) -> bool:

@@ -19,7 +19,9 @@ from werewolf.web.store import Store
 
 from .conftest import auth
 
-NINE = ["werewolf", "werewolf", "werewolf", "seer", "witch", "hunter", "villager", "villager", "villager"]
+# The people (the first seats) are the seer and the witch: every answer of theirs goes to the engine at once
+# (a wolf's ``kill`` is a pick until its pack agrees: werewolf.web.pack, tested in tests/web/test_pack.py).
+NINE = ["seer", "witch", "werewolf", "werewolf", "werewolf", "hunter", "villager", "villager", "villager"]
 
 
 @pytest.fixture

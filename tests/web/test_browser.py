@@ -51,6 +51,15 @@ def play_turn(page: Any, rng: random.Random, talk: bool = True) -> bool:
         return True
     if page.locator("#decide button:enabled").count() == 0:
         return False
+    if page.locator("#pack-confirm").count():  # the pack's knife with other people (pack.js): pick, confirm
+        if page.locator("#pack-confirm:enabled").count() == 0:
+            return False  # confirmed: the pack's other people have yet to
+        if page.locator("#pack button.pick.on").count():
+            page.click("#pack-confirm")
+        else:
+            picks = page.locator("#pack button.pick:enabled")
+            picks.nth(rng.randrange(picks.count())).click()
+        return True
     if page.locator("#ready-to-vote:enabled").count():  # the one-night discussion
         if not talk:
             return False

@@ -143,8 +143,12 @@ def test_sigkill_and_restart_lose_nothing_and_double_nothing(backend: str, tmp_p
     replayed = Game.replay(setup_from_json(log["setup"]), [tuple(a) for a in answers])
     assert replayed.over
     assert json.loads(json.dumps([e.as_json() for e in replayed.events])) == log["events"]
-    for s, mine in acked.items():
-        logged = [act for seat, act, _ in answers if seat == s]
+    for s, acts in acked.items():
+        # A person's interrupt offers are answered by the room (werewolf.web.pack): not the person's answers;
+        # at the pack's knife a wolf's repeated ``kill`` is one pick, confirmed again, and one answer.
+        logged = [act for seat, act, _ in answers if seat == s and act not in ("explode", "duel")]
+        mine = [a for i, a in enumerate(acts) if not (a == "kill" and i and acts[i - 1] == "kill")]
+        at_kill[s] -= sum(1 for i, a in enumerate(acts[:at_kill[s]]) if a == "kill" and i and acts[i - 1] == "kill")
         # Nothing lost: every answer acknowledged before the kill is in the log, in order ...
         assert all(m in a.split("|") for m, a in zip(mine[:at_kill[s]], logged)), (s, mine, logged)
         # ... nothing doubled: at most the one answer in flight at the kill is there unacknowledged.

@@ -62,11 +62,38 @@ def check(v: dict[str, Any], room: Room, seat: int | None, host: bool = False) -
             assert v["awake"]["role"] == v["role"] and not v["pending"]
     if not (len(shown) == len(game.events)):
         assert v["game_over"] is None and not v["speaking"]
+    check_pack(v, room, seat)
     if "text" in v:
         assert len(v["text"]["events"]) == len(v["events"])
         # Narrated once per language for every seat an event does not name: the same words as its own.
         told = [e for e in shown if e.to is None or (seat is not None and seat in e.to)]
         assert v["text"]["events"] == [narrate(e, v["text"]["lang"], seat) for e in told]
+
+
+def check_pack(v: dict[str, Any], room: Room, seat: int | None) -> None:
+    """The pack's fields (werewolf.web.pack): the picks only to the voices of the knife the table sees now,
+    each chat line only to the voices it was said to, a seat's buttons only to it; for anyone else null."""
+    game = room.game
+    request = game.request if room.status == "playing" and len(room.shown()) == len(game.events) else []
+    voices = [d.seat for d in request] if request and all(d.act == "kill" for d in request) else []
+    if seat is None or seat not in voices:
+        assert v["pack"] is None and v["pack_ready"] is None and v["pack_why"] is None
+    else:
+        assert set(v["pack"]) == {str(s) for s in voices}
+        for s, t in v["pack"].items():
+            assert t is None or t in next(d for d in request if d.seat == int(s)).targets
+    lines = [{k: x[k] for k in ("seat", "text", "phase")} for x in room.pack.chat
+             if seat is not None and seat in x["to"]]
+    assert (v["pack_chat"] or []) == lines
+    for x in room.pack.chat:
+        assert set(x["to"]) <= set(game.table.roles_by_seat()) and x["seat"] in x["to"]
+    if seat is None:
+        assert v["pack_chat"] is None and v["interrupts"] is None
+    if v["interrupts"] is not None:
+        assert seat in room.pack.offers
+    if "text" in v:
+        assert (v["text"]["pack"] is not None) == (v["pack"] is not None or v["pack_chat"] is not None)
+        assert (v["text"]["interrupts"] is not None) == bool(v["interrupts"])
 
 
 def apply(view: dict[str, Any] | None, message: dict[str, Any]) -> dict[str, Any]:
@@ -103,6 +130,7 @@ async def play(tmp: Path, ruleset: str, deck: str, seed: int, humans: int, bot_k
         langs = [None, "en", "zh-Hant"]
         subs = [Subscriber(s, False, rng.choice(langs), delta=rng.random() < 0.5) for s in range(1, room.n + 1)]
         subs += [Subscriber(None, False, None), Subscriber(None, True, "zh-Hans"),
+                 Subscriber(people[0], True, "en", delta=True),  # the host of an online room is a player
                  Subscriber(None, False, "en", delta=True),
                  Subscriber(rng.randint(1, room.n), False, "zh-Hant", delta=True)]
         views: dict[int, dict[str, Any] | None] = {id(sub): None for sub in subs}
@@ -129,7 +157,18 @@ async def play(tmp: Path, ruleset: str, deck: str, seed: int, humans: int, bot_k
             if room.over():
                 break
             asked = [s for s in people if room.pending(s)]
-            if asked and rng.random() < 0.6:
+            at_knife = [s for s in asked if any(d.act == "kill" for d in room.pending(s))]
+            if at_knife and rng.random() < 0.3:  # a wolf picks (not final) or talks to the pack
+                from werewolf.web import pack
+
+                seat = rng.choice(at_knife)
+                (d,) = [d for d in room.pending(seat) if d.act == "kill"]
+                target = rng.choice([*d.targets, None])  # type: ignore[attr-defined]
+                if rng.random() < 0.5:
+                    await hub.pack_move(room, lambda s=seat, t=target: pack.pick(room, s, t, False))
+                else:
+                    await hub.pack_move(room, lambda s=seat, t=target: pack.say(room, s, f"seat {t}?"))
+            elif asked and rng.random() < 0.6:
                 seat = rng.choice(asked)
                 v = json.loads(await hub.view_json(room, seat, False, rng.choice(langs)))
                 check(v, room, seat)

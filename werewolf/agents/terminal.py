@@ -191,6 +191,24 @@ class TerminalAgent(Agent):
             return None
         return {"act": "speak", "text": line.strip() or None}
 
+    def pack_picks(self, picks: Mapping[int, int | None]) -> None:
+        """The pack's other voices and whom each would kill, before the person chooses (they follow)."""
+        if not picks:
+            return
+        sep = self.t("fmt.list_sep")
+        said = sep.join(self.t("ui.pack.terminal_pick", seat=self.seat_label(s),
+                               target=self.seat_label(t) if t is not None else self.t("ui.pack.none"))
+                        for s, t in sorted(picks.items()))
+        self.console.print(Text(self.t("ui.pack.terminal", picks=said), style="bold magenta"), soft_wrap=True)
+
+    def voice_rule(self) -> None:
+        """Why a wolf who self-destructed today still names the victim (the rule book's sentence)."""
+        from werewolf.i18n.rules import explain
+
+        r = explain("self_destructed_wolf_votes_knife", self.lang)
+        self.console.print(Text(f"{r['text']} ({r['book_title']} · {r['section']}: 「{r['quote']}」)",
+                                style="magenta"), soft_wrap=True)
+
     def time_up(self) -> None:
         self.console.print(Text(self.t("ui.time_up"), style="bold red"), soft_wrap=True)
 

@@ -42,7 +42,7 @@ from werewolf.web.limits import BodyLimit, Limits, RateLimits, TooMany, client_o
 from werewolf.web.links import Link, detect_address, server_link
 from werewolf.web.pacing import Pace
 from werewolf.web.replay import install as install_replay
-from werewolf.web.requests import CreateRoom, Join, Move, Start, error_text
+from werewolf.web.requests import CreateRoom, Join, Move, PackChat, Pick, Start, error_text
 from werewolf.web.rooms import KEEP_FINISHED, LOBBY_IDLE, ApiError, Hub, Room, Subscriber
 from werewolf.web.store import Store, database_url
 
@@ -106,6 +106,16 @@ class View(BaseModel):
     awake: dict[str, Any] | None = Field(None, description="the night step of the caller's role while it "
                                                             "is played out and asks the caller nothing")
     text: dict[str, Any] | None = Field(None, description="with ?lang=: every line narrated for this seat")
+    pack: dict[str, int | None] | None = Field(None, description="at the pack's knife, to its voices only: each "
+                                                                 "voice's seat -> its current pick (null: none)")
+    pack_ready: list[int] | None = Field(None, description="the voices whose pick is final (confirmed, or given)")
+    pack_chat: list[dict[str, Any]] | None = Field(None, description="the pack's lines this seat was with the pack "
+                                                                     "for: {seat, text, phase}")
+    pack_why: str | None = Field(None, description="the rule id that lets this wolf, who self-destructed, still "
+                                                   "name the victim (GET /api/rules/{rule})")
+    interrupts: list[dict[str, Any]] | None = Field(
+        None, description="the caller's any-moment buttons (self-destruct, duel): {act, options, no, armed}; "
+                          "POST one of the options to /intent, used at the next offer")
 
 
 class JoinLink(BaseModel):
@@ -324,6 +334,51 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
                 raise ApiError(403, f"you hold seat {seat}: you cannot act for seat {quoted(move['seat'])}")
             move = {k: v for k, v in move.items() if k != "seat"}
         await hub.act(room, seat, move)
+        return Ok()
+
+    async def seated(request: Request, room_id: str, authorization: str | None) -> tuple[Hub, Room, int]:
+        """The room and the caller's seat, for a pack move."""
+        hub = hub_of(request)
+        room = await room_of(hub, room_id)
+        _, seat = who(request, room, bearer(authorization))
+        if seat is None:
+            raise ApiError(403, "the host token has no seat: use a player token")
+        return hub, room, seat
+
+    @app.post("/api/rooms/{room_id}/pick", response_model=Ok, responses=ERRORS, tags=["play"],
+              dependencies=[counted("pack")])
+    async def pick(request: Request, room_id: str, body: Pick, authorization: str | None = Header(None)) -> Ok:
+        """At the pack's knife: the caller's pick, seen at once by the pack only; ``confirm`` makes it final
+        (``/act`` with ``kill`` is a confirmed pick). The knife is given once the people of the pack have all
+        confirmed, or when the decision's time is up (each pick as it is then)."""
+        from werewolf.web import pack
+
+        hub, room, seat = await seated(request, room_id, authorization)
+        await hub.pack_move(room, lambda: pack.pick(room, seat, body.target, body.confirm))
+        return Ok()
+
+    @app.post("/api/rooms/{room_id}/pack_chat", response_model=Ok, responses=ERRORS, tags=["play"],
+              dependencies=[counted("pack")])
+    async def pack_chat(request: Request, room_id: str, body: PackChat,
+                        authorization: str | None = Header(None)) -> Ok:
+        """A line to the pack, at the knife (online rooms): only the pack's voices ever see it."""
+        from werewolf.web import pack
+
+        hub, room, seat = await seated(request, room_id, authorization)
+        await hub.pack_move(room, lambda: pack.say(room, seat, body.text))
+        return Ok()
+
+    @app.post("/api/rooms/{room_id}/intent", response_model=Ok, responses=ERRORS, tags=["play"],
+              dependencies=[counted("pack")])
+    async def intent(request: Request, room_id: str, move: Annotated[Move, Body()],
+                     authorization: str | None = Header(None)) -> Ok:
+        """Press an interrupt button (one of the view's ``interrupts`` options, e.g. ``{"act": "explode"}``):
+        used at the next offer the rules make; its "no" move (``{"act": "explode", "value": false}``) takes
+        it back. Nothing waits for it: every other offer is declined at once."""
+        from werewolf.web import pack
+
+        hub, room, seat = await seated(request, room_id, authorization)
+        await hub.pack_move(room, lambda: pack.intend(room, seat, move))
         return Ok()
 
     @app.get("/api/rooms/{room_id}/log", responses=ERRORS, tags=["play"])

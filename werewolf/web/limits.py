@@ -28,8 +28,9 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-RATES = ("create", "join", "auth")
-WHAT = {"create": "rooms created", "join": "joins", "auth": "requests with a bad token"}
+RATES = ("create", "join", "auth", "pack")
+WHAT = {"create": "rooms created", "join": "joins", "auth": "requests with a bad token",
+        "pack": "picks, pack lines and interrupt buttons"}
 
 
 @dataclass(frozen=True)
@@ -40,11 +41,12 @@ class Limits:
     create: str | None = "20/minute"  # rooms created by one client
     join: str | None = "60/minute"  # joins (successful or not) by one client
     auth: str | None = "30/minute"  # requests by one client whose token was missing or not good
+    pack: str | None = "300/minute"  # picks, pack chat lines and interrupt buttons (one table: one address)
 
     @classmethod
     def off(cls, body_bytes: int = 64 * 1024) -> Limits:
         """No rate limits (the body limit stays)."""
-        return cls(body_bytes=body_bytes, create=None, join=None, auth=None)
+        return cls(body_bytes=body_bytes, create=None, join=None, auth=None, pack=None)
 
     @classmethod
     def parse(cls, text: str) -> Limits:
@@ -64,8 +66,8 @@ class Limits:
                 rate = None if value in ("off", "none", "") else value
                 if rate is not None:
                     parse(rate)  # raises ValueError on a malformed rate
-                out = replace(out, create=rate) if name == "create" else \
-                    replace(out, join=rate) if name == "join" else replace(out, auth=rate)
+                rates: dict[str, Any] = {name: rate}
+                out = replace(out, **rates)
             else:
                 raise ValueError(f"unknown limit {name!r} (known: body, {', '.join(RATES)})")
         return out

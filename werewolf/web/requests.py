@@ -201,6 +201,26 @@ class Start(Strict):
     fill_with_bots: bool = Field(False, description="bots take the seats nobody took")
 
 
+class Pick(Strict):
+    """A wolf's pick at the pack's knife (``werewolf.web.pack``), seen at once by the pack only."""
+
+    target: Seat | None = Field(..., description="the seat the wolf names tonight; null: nobody")
+    confirm: bool = Field(False, description="final, unless changed again: once every person of the pack has "
+                                             "confirmed, the picks are the pack's answers")
+
+
+def _chat_line(text: str) -> str:
+    from werewolf.web.pack import clean_line
+
+    return clean_line(text)
+
+
+class PackChat(Strict):
+    text: Annotated[str, StringConstraints(max_length=4 * MAX_TEXT), AfterValidator(_chat_line)] = Field(
+        ..., description="a line to the pack (online rooms, at the knife): trimmed, printable, at most 300 "
+                         "characters")
+
+
 # -- error messages -------------------------------------------------------------------------------
 def error_text(errors: list[Any]) -> str:
     """``field: rule (got …)`` for each error pydantic found (a union's alternatives: the first)."""

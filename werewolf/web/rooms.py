@@ -85,6 +85,7 @@ from werewolf.core.errors import IllegalMove, WerewolfError
 from werewolf.core.events import Event
 from werewolf.core.game import Game, Setup
 from werewolf.web import pacing
+from werewolf.web import pack as wolfpack
 from werewolf.web.pacing import Pace, Pacer
 from werewolf.web.store import PlayerRecord, RoomRecord, StaleWrite, Store
 
@@ -270,6 +271,7 @@ class Room:
         self._agents: dict[int, Agent] | None = None  # made once the bot seats are known (the start)
         self._host: Host | None = None  # hands the bots their seat views (made with the agents)
         self.talk_ends = rec.talk_ends
+        self.pack = wolfpack.PackState.from_json(rec.pack)  # the wolves' picks and chat, interrupt intents
         self.track_deadlines()
 
     # -- who is asking -----------------------------------------------------------------------
@@ -378,6 +380,7 @@ class Room:
         out["room"] = self.info()
         out["speaking"] = sorted({d.seat for d in self.pending() if d.act == "speak"})
         out["discussion"] = self.discussion()
+        out.update(wolfpack.view(self, seat))
         return out, sight
 
     def view(self, seat: int | None, host: bool = False) -> dict[str, Any]:
@@ -547,7 +550,8 @@ class Room:
         speaking = tuple(d.seat for d in self.pending() if d.act == "speak")
         seen = self._public + (self._private.get(seat, 0) if seat is not None else 0)
         awake = self.pacer.step if seat is not None else None  # the open step (a seat may be woken by it)
-        return (self.status, self.info_version, seen, mine, speaking, host, lang, self.over(), awake)
+        return (self.status, self.info_version, seen, mine, speaking, host, lang, self.over(), awake,
+                wolfpack.signature(self, seat))
 
     def changed(self) -> None:
         """Something everyone may need to see: wake every socket."""
@@ -587,18 +591,24 @@ class Room:
                 g.decline(d)  # the last one closes the round: the vote follows
             if late:
                 continue
+            if wolfpack.drive(self):  # a person's interrupt offer, answered at once
+                continue
             if not pacer.bots_may_answer(g.events, now) or not self.bot_round():
                 return
 
     def bot_round(self) -> bool:
         """The bots answer every decision they owe in the open request; False if they owe none."""
         g = self.game
-        owed = [d for d in g.pending() if d.seat in self.bots]
+        owed = [d for d in g.pending() if d.seat in self.bots and not wolfpack.holds(self, d)]
         if not owed:
             return False
         agents = self.agents()
         for d in owed:
             yield_to_loop()
+            followed, value = wolfpack.follows(self, d)
+            if followed:  # a bot of a pack with people in it names their pick
+                g.answer_value(d, value)
+                continue
             agent = agents[d.seat]
             if isinstance(agent, RandomAgent):
                 g.answer_value(d, agent.value(d))
@@ -620,11 +630,11 @@ class Room:
         """What a change may touch, to put back if it fails (the game itself is replayed)."""
         p = self.pacer
         return (list(self.game.answers), self.status, set(self.bots), self.talk_ends,
-                (p.released, p.step, p.hold_until, p.next_at), dict(self.deadlines))
+                (p.released, p.step, p.hold_until, p.next_at), dict(self.deadlines), self.pack.copy())
 
     def restore(self, snap: tuple[Any, ...]) -> None:
         """The room exactly as it was at ``snap`` (nothing of the failed change was stored or shown)."""
-        answers, self.status, self.bots, self.talk_ends, paced, deadlines = snap
+        answers, self.status, self.bots, self.talk_ends, paced, deadlines, self.pack = snap
         # Replayed even when no answer was added: a failure inside the engine may have left its flow dead.
         self.game = Game.replay(self.setup, answers)
         p = self.pacer
@@ -649,13 +659,14 @@ class Room:
         over = self.over()
         paced = self.pacer.released
         moved = paced != self.stored_paced
-        if not (rows or moved or started or clock or (over and self.status != "over")):
+        pack = self.pack.dirty()
+        if not (rows or moved or started or clock or pack is not None or (over and self.status != "over")):
             return None
         status = "over" if over else "playing" if started else None
         return Commit(Store.progress(self.id, self.committed, rows, status=status,
                                      bots=sorted(self.bots) if started else None, paced=paced if moved else None,
-                                     talk_ends=self.talk_ends if clock else None),
-                      self.committed + len(rows), paced, over)
+                                     talk_ends=self.talk_ends if clock else None, pack=pack),
+                      self.committed + len(rows), paced, over, self.pack.version)
 
     def committed_now(self, commit: Commit | None) -> None:
         """``commit`` is stored: the room's own record of what the database holds (what was written, not
@@ -664,6 +675,7 @@ class Room:
             return
         self.committed = commit.answers
         self.stored_paced = commit.paced
+        self.pack.stored = commit.pack
         if commit.over and self.status != "over":
             self.status = "over"
             self.info_version += 1
@@ -677,6 +689,7 @@ class Commit:
     answers: int  # answers stored
     paced: int  # events released
     over: bool  # the game's end is stored
+    pack: int = 0  # the pack state's version stored (``werewolf.web.pack``)
 
 
 class Hub:
@@ -906,7 +919,12 @@ class Hub:
                 raise ApiError(409, "the game is over")
             if not room.pending(seat):  # a decision not yet shown is not asked (the same words)
                 raise ApiError(409, f"not your turn: seat {seat} is not asked for anything now ({room.phase()})")
-            await self._change(room, lambda: room.game.answer(seat, move))
+
+            def answer() -> None:
+                if not wolfpack.take_act(room, seat, move):  # at the knife, a pick (``werewolf.web.pack``)
+                    room.game.answer(seat, move)
+
+            await self._change(room, answer)
 
     async def decline(self, room: Room, decisions: list[Decision]) -> None:
         """Give timed-out decisions their defaults (and move the room on by its clock)."""
@@ -919,10 +937,22 @@ class Hub:
 
             def take() -> None:
                 for d in decisions:  # each still open (a decision may be listed twice, or closed by now)
-                    if not room.game.over and any(o is d for o in room.pending(d.seat)):
+                    if not room.game.over and any(o is d for o in room.pending(d.seat)) \
+                            and not wolfpack.time_up(room, d):  # a wolf's knife: the current pick
                         room.game.decline(d)
 
             await self._change(room, take)
+
+    async def pack_move(self, room: Room, apply: Callable[[], None]) -> None:
+        """A wolf's pick or chat line, or an interrupt button (``werewolf.web.pack``): a change like an answer."""
+        await self._shielded(self._pack_move(room, apply))
+
+    async def _pack_move(self, room: Room, apply: Callable[[], None]) -> None:
+        async with room.lock:
+            self.check_open(room)
+            if room.status != "playing" or room.over():
+                raise ApiError(409, "the game is not on")
+            await self._change(room, apply)
 
     def _spawn(self, coro: Any) -> asyncio.Task[Any]:
         """Run ``coro`` as a task of the hub's (a stopping hub waits for it); refused once the hub stops."""
@@ -969,6 +999,8 @@ class Hub:
                     apply()
                 except IllegalMove as err:  # refused by the rules before anything changed
                     raise ApiError(422, str(err)) from None
+                except wolfpack.Refused as err:  # not now (the pack's moves), before anything changed
+                    raise ApiError(err.status, err.message) from None
             room.drive(self.clock())
 
         try:

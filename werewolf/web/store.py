@@ -10,7 +10,8 @@ Tables:
   kept here to survive a restart), how many of the game's events the pacer has
   released (``paced``, written with the answers and at each release, so that a
   restart neither skips nor repeats a night step), the room's pacing (``pace``)
-  and whether its creator chose the deal's seed (``fixed_deal``).
+  and whether its creator chose the deal's seed (``fixed_deal``), and the pack's state
+  (``pack``: the wolves' tentative picks, their chat, interrupt intents; ``werewolf.web.pack``).
 - ``players``: one row a taken seat: the name and the player token's hash.
 - ``answers``: the game's log of answers, one row each, numbered from 0 in the
   order the engine took them: ``(seat, act, value)`` with ``value`` as JSON.
@@ -79,8 +80,9 @@ rooms = Table(
     Column("paced", Integer, nullable=True),  # how many of the game's events the pacer has released (null: all)
     Column("pace", Text, nullable=True),  # the room's pacing, [shortest, longest] step in seconds (null: default)
     Column("fixed_deal", Integer, nullable=True),  # 1: the creator chose the seed (the deal is known)
+    Column("pack", Text, nullable=True),  # the pack's picks, chat and interrupt intents (werewolf.web.pack), JSON
 )
-LATER_COLUMNS = ("bot_kind", "talk_ends", "paced", "pace", "fixed_deal")
+LATER_COLUMNS = ("bot_kind", "talk_ends", "paced", "pace", "fixed_deal", "pack")
 
 players = Table(
     "players", metadata,
@@ -140,6 +142,7 @@ class RoomRecord:
     paced: int | None = None  # events released by the pacer (``werewolf.web.pacing``); None: every one
     pace: list[float] | None = None  # [shortest, longest] night step (seconds); None: the server's default
     fixed_deal: bool = False  # the creator chose the seed: anyone may know the deal
+    pack: str | None = None  # the room's pack state as JSON (``werewolf.web.pack``); None: nothing yet
     players: list[PlayerRecord] = field(default_factory=list)
     answers: list[tuple[int, str, Any]] = field(default_factory=list)
 
@@ -310,9 +313,9 @@ class Store:
     @staticmethod
     def progress(room_id: str, start: int, rows: Sequence[tuple[int, str, Any]], *, status: str | None = None,
                  bots: Sequence[int] | None = None, paced: int | None = None,
-                 talk_ends: float | None = None) -> Callable[[Connection], None]:
+                 talk_ends: float | None = None, pack: str | None = None) -> Callable[[Connection], None]:
         """One change of a live room in one transaction: its new answers (from ``start``), and whatever
-        else moved with them (status, bot seats, events released, the discussion's end)."""
+        else moved with them (status, bot seats, events released, the discussion's end, the pack's state)."""
         answers_of = Store.append_answers(room_id, start, rows)
         values: dict[str, Any] = {}
         if status is not None:
@@ -323,6 +326,8 @@ class Store:
             values["paced"] = paced
         if talk_ends is not None:
             values["talk_ends"] = talk_ends
+        if pack is not None:
+            values["pack"] = pack
 
         def run(conn: Connection) -> None:
             # The writer's idea of what is stored is checked against what is: a change is stored after the
@@ -352,7 +357,7 @@ class Store:
                                        mode=r.mode, lang=r.lang, bots=json.loads(r.bots), host_hash=r.host_hash,
                                        timeout=r.timeout, bot_kind=r.bot_kind, talk_ends=r.talk_ends,
                                        paced=r.paced, pace=None if r.pace is None else json.loads(r.pace),
-                                       fixed_deal=bool(r.fixed_deal))
+                                       fixed_deal=bool(r.fixed_deal), pack=r.pack)
             if not out:
                 return []
             ids = list(out)

@@ -51,6 +51,8 @@ def involves(e: Event, seat: int) -> bool:
     return False
 
 
+PACK_WORDS = ("title", "hint", "none", "ready", "bot", "confirm", "chat", "say", "send", "you")
+
 BYSTANDER = 0  # a viewer no event names: a seated player's narration of an event that is not about them
 
 
@@ -118,6 +120,17 @@ def render(room: Room, v: Mapping[str, Any], seat: int | None, lang: str, events
     out["speaking"] = [turn_text(d, lang, None) for d in room.pending() if d.act == "speak"] \
         if room.status == "playing" and talk is None else []
     out["discussion"] = None if talk is None else discussion_text(talk, lang)
+    # The pack's words (werewolf.web.pack), null where the view has none: every key is always there, so
+    # that a delta (which only sets keys) takes them away too.
+    out["pack"] = out["pack_why"] = out["interrupts"] = None
+    if v.get("pack_why"):  # a wolf who self-destructed and still names the victim: the rule, from the book
+        from werewolf.i18n.rules import explain
+
+        out["pack_why"] = explain(str(v["pack_why"]), lang)
+    if v.get("pack") is not None or v.get("pack_chat") is not None:  # the pack's card and chat
+        out["pack"] = {k: _t(f"ui.pack.{k}", lang) for k in PACK_WORDS}
+    if v.get("interrupts"):  # the seat's any-moment buttons
+        out["interrupts"] = [interrupt_text(x, lang, seat, events) for x in v["interrupts"]]
     result = v.get("game_over")
     if result is not None:
         teams = result.get("teams") or []
@@ -199,6 +212,16 @@ def decision_text(room: Room, d: Decision, seat: int, lang: str, role: str | Non
         "part": getattr(d, "part", None),
         "options": [{"move": o, "label": option_label(d, o, lang, seat, events)} for o in options],
     }
+
+
+def interrupt_text(x: Mapping[str, Any], lang: str, seat: int | None, events: Sequence[Event]) -> dict[str, Any]:
+    """An interrupt button's words: its act, each option's label, and the line that says it waits."""
+    act = str(x.get("act"))
+    d, me = Decision(seat or 0, act), seat or 0
+    return {"act": act, "title": act_name(act, lang),
+            "options": [{"move": o, "label": option_label(d, o, lang, me, events)} for o in x.get("options", [])],
+            "armed": _t("ui.interrupt_armed", lang) if x.get("armed") else None,
+            "hint": _t("ui.interrupt_hint", lang)}
 
 
 def act_name(act: str, lang: str) -> str:

@@ -346,7 +346,7 @@ function renderGame(v) {
     parts.push(roleCard(v, t));
     if (v.discussion && t.discussion) parts.push(talkCard(v, t.discussion));
     if (!v.game_over) parts.push(speakingCard(v));
-    const woken = v.awake && !v.pending ? awakeCard(v, t) : null;
+    const woken = v.awake && !v.pending && !v.pack ? awakeCard(v, t) : null;  // the pack's card stays (pack.js)
     if (covered && !v.game_over) parts.push(coverCard());
     else if (woken) parts.push(woken);
     else if (!v.game_over) parts.push(decisionCard(v, t));
@@ -354,6 +354,7 @@ function renderGame(v) {
     parts.push(moderatorCard(v, t));
     if (v.discussion && t.discussion) parts.push(talkCard(v, t.discussion));
   }
+  if (!covered && v.seat !== null) parts.push(interruptCard(v, t), packChatCard(v, t));  // pack.js
   if (!covered) parts.push(logCard(v, t));
   parts.push(seatsCard(v.room, v.seat));
   const focused = document.activeElement && document.activeElement.id === "speech" ? true : false;
@@ -442,11 +443,13 @@ function decisionCard(v, t) {
   const card = el("section", { class: "card decide", id: "decide" });
   if (!t.decisions || !t.decisions.length) {
     card.append(el("p", { class: "waiting", text: ui("waiting") }));
+    if (v.pack) card.append(packPanel(v, t, null));  // given: the pack's picks until the step ends (pack.js)
     return card;
   }
   if (v.deadline && !v.discussion) card.append(countdown(v.deadline));
   for (const d of t.decisions) {
     if (v.discussion && d.part === "discussion") { card.append(talkBox(v, t.discussion)); continue; }
+    if (v.pack && d.act === "kill") { card.append(packPanel(v, t, d)); continue; }  // pack.js
     card.append(el("h2", { text: d.title }), el("p", { class: "prompt", text: d.prompt }));
     const only = onlyChoice(d);
     if (only) card.append(only);
