@@ -45,6 +45,7 @@ from werewolf.web.replay import install as install_replay
 from werewolf.web.requests import CreateRoom, Join, Move, Start, error_text
 from werewolf.web.rooms import KEEP_FINISHED, LOBBY_IDLE, ApiError, Hub, Room, Subscriber
 from werewolf.web.store import Store, database_url
+from werewolf.web.voice import VoiceAck
 
 log = logging.getLogger("werewolf.web")
 
@@ -106,6 +107,8 @@ class View(BaseModel):
     awake: dict[str, Any] | None = Field(None, description="the night step of the caller's role while it "
                                                             "is played out and asks the caller nothing")
     text: dict[str, Any] | None = Field(None, description="with ?lang=: every line narrated for this seat")
+    voice: dict[str, Any] | None = Field(None, description="face to face, for the host and spectators: the "
+                                                            "moderator voice (on, heard, lines, paused, waiting)")
 
 
 class JoinLink(BaseModel):
@@ -324,6 +327,18 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
                 raise ApiError(403, f"you hold seat {seat}: you cannot act for seat {quoted(move['seat'])}")
             move = {k: v for k, v in move.items() if k != "seat"}
         await hub.act(room, seat, move)
+        return Ok()
+
+    @app.post("/api/rooms/{room_id}/voice", response_model=Ok, responses=ERRORS, tags=["play"])
+    async def voice(request: Request, room_id: str, body: VoiceAck,
+                    authorization: str | None = Header(None)) -> Ok:
+        """Face to face, the moderator device (host token): the lines of the script it has spoken."""
+        hub = hub_of(request)
+        room = await room_of(hub, room_id)
+        host, _ = who(request, room, bearer(authorization))
+        if not host:
+            raise ApiError(403, "only the host's moderator device speaks for the room")
+        await hub.voice(room, body)
         return Ok()
 
     @app.get("/api/rooms/{room_id}/log", responses=ERRORS, tags=["play"])

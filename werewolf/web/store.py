@@ -79,8 +79,9 @@ rooms = Table(
     Column("paced", Integer, nullable=True),  # how many of the game's events the pacer has released (null: all)
     Column("pace", Text, nullable=True),  # the room's pacing, [shortest, longest] step in seconds (null: default)
     Column("fixed_deal", Integer, nullable=True),  # 1: the creator chose the seed (the deal is known)
+    Column("heard", Integer, nullable=True),  # face to face: lines the moderator device has spoken (voice.py)
 )
-LATER_COLUMNS = ("bot_kind", "talk_ends", "paced", "pace", "fixed_deal")
+LATER_COLUMNS = ("bot_kind", "talk_ends", "paced", "pace", "fixed_deal", "heard")
 
 players = Table(
     "players", metadata,
@@ -140,6 +141,7 @@ class RoomRecord:
     paced: int | None = None  # events released by the pacer (``werewolf.web.pacing``); None: every one
     pace: list[float] | None = None  # [shortest, longest] night step (seconds); None: the server's default
     fixed_deal: bool = False  # the creator chose the seed: anyone may know the deal
+    heard: int | None = None  # face to face: the voice's lines spoken (``werewolf.web.voice``)
     players: list[PlayerRecord] = field(default_factory=list)
     answers: list[tuple[int, str, Any]] = field(default_factory=list)
 
@@ -310,7 +312,7 @@ class Store:
     @staticmethod
     def progress(room_id: str, start: int, rows: Sequence[tuple[int, str, Any]], *, status: str | None = None,
                  bots: Sequence[int] | None = None, paced: int | None = None,
-                 talk_ends: float | None = None) -> Callable[[Connection], None]:
+                 talk_ends: float | None = None, heard: int | None = None) -> Callable[[Connection], None]:
         """One change of a live room in one transaction: its new answers (from ``start``), and whatever
         else moved with them (status, bot seats, events released, the discussion's end)."""
         answers_of = Store.append_answers(room_id, start, rows)
@@ -323,6 +325,8 @@ class Store:
             values["paced"] = paced
         if talk_ends is not None:
             values["talk_ends"] = talk_ends
+        if heard is not None:
+            values["heard"] = heard
 
         def run(conn: Connection) -> None:
             # The writer's idea of what is stored is checked against what is: a change is stored after the
@@ -352,7 +356,7 @@ class Store:
                                        mode=r.mode, lang=r.lang, bots=json.loads(r.bots), host_hash=r.host_hash,
                                        timeout=r.timeout, bot_kind=r.bot_kind, talk_ends=r.talk_ends,
                                        paced=r.paced, pace=None if r.pace is None else json.loads(r.pace),
-                                       fixed_deal=bool(r.fixed_deal))
+                                       fixed_deal=bool(r.fixed_deal), heard=r.heard)
             if not out:
                 return []
             ids = list(out)
