@@ -16,7 +16,7 @@ import pytest
 from werewolf.core.game import Game, Setup
 from werewolf.web.rooms import Hub, Room
 from werewolf.web.store import RoomRecord, Store
-from werewolf.web.voice import Line, VoiceAck
+from werewolf.web.voice import LEASE, STALL, Line, VoiceAck
 
 from .test_pacing import ONUW, ONUW_CENTER, PACE, SEER_FIRST, SEER_SECOND, Clock, record, scripted
 
@@ -171,6 +171,31 @@ def test_nothing_moves_while_the_voice_is_behind(tmp_path: Path) -> None:
             store.close()
 
     asyncio.run(run())
+
+
+@pytest.mark.parametrize("paused", [True, False])
+def test_a_stuck_device_holds_the_table_only_while_paused(tmp_path: Path, paused: bool) -> None:
+    """A device that speaks up but never finishes its line: paused, the table waits for it (the host asked
+    for it); not paused, the game goes on without it after STALL seconds, so that it never hangs."""
+
+    async def run() -> tuple[bool, bool]:
+        clock = Clock()
+        hub, store, room = await opened(tmp_path, night_table(tmp_path), random.Random(1), clock)
+        try:
+            await hub.voice(room, VoiceAck(on=True))
+            released = room.pacer.released
+            for _ in range(int(2 * STALL / 2)):
+                clock.now += 2
+                await hub.voice(room, VoiceAck(heard=room.voice.heard, paused=paused))
+                await hub.sweep()
+            return room.voice.present(clock.now), room.pacer.released > released or bool(room.pending(12))
+        finally:
+            await hub.stop()
+            store.close()
+
+    present, moved = asyncio.run(run())
+    assert present and LEASE < STALL
+    assert moved is not paused
 
 
 def test_a_restart_keeps_what_the_voice_has_said(tmp_path: Path) -> None:
@@ -345,7 +370,8 @@ def test_the_voice_endpoint(client: Any) -> None:
         assert r.status_code == 200, r.text
         view = client.get(f"/api/rooms/{room}/view?lang=zh-Hant", headers=auth(host)).json()
         assert view["voice"]["on"] is True and view["voice"]["lines"] >= 1
-        assert view["text"]["voice"]["lines"][0]["text"].startswith("第1夜")
+        said = view["text"]["voice"]["lines"]
+        assert said and all("請" in line["text"] or "天亮" in line["text"] for line in said), said  # the judge's words
         assert client.post(f"/api/rooms/{room}/voice", json={"heard": 1}, headers=auth(player)).status_code == 403
         for bad in ({"heard": -1}, {"heard": "1"}, {"on": "yes"}, {"heard": 1, "extra": 2}):
             assert client.post(f"/api/rooms/{room}/voice", json=bad, headers=auth(host)).status_code == 422, bad

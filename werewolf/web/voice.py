@@ -98,7 +98,7 @@ class Voice:
         self.stored = heard  # what the database holds
         self.present_until = 0.0  # the device is there until then (renewed by each of its words)
         self.paused = False
-        self.progress_at = 0.0  # when ``heard`` last moved (or the table began to wait)
+        self.behind_since: float | None = None  # since when the table has waited on the line now said
         self._reset()
 
     def _reset(self) -> None:
@@ -171,13 +171,19 @@ class Voice:
         """Whether the table waits for the voice now: the device is there and has lines left to say."""
         if not self.present(now):
             return False
-        if not self.paused and now >= self.progress_at + STALL:
-            return False  # stuck on one line: the game goes on without it
-        return self.heard < self.count()
+        if self.heard >= self.count():
+            self.behind_since = None
+            return False
+        if self.behind_since is None:  # a new line to say: the table waits from now
+            self.behind_since = now
+        # Stuck on one line (a device that speaks up but never finishes): the game goes on without it.
+        return self.paused or now < self.behind_since + STALL
 
     def until(self) -> float:
         """When the waiting ends by itself (the device gone silent, or stuck)."""
-        return self.present_until if self.paused else min(self.present_until, self.progress_at + STALL)
+        if self.paused or self.behind_since is None:
+            return self.present_until
+        return min(self.present_until, self.behind_since + STALL)
 
     def hear(self, ack: VoiceAck, now: float) -> None:
         """The device's word (see ``VoiceAck``)."""
@@ -190,12 +196,12 @@ class Voice:
         if ack.heard is None:
             if not self.present(now):  # switched on: from the call of this night or day, not the backlog
                 self.heard = max(self.heard, self._recent_start())
-                self.progress_at = now
+                self.behind_since = None
         elif ack.heard > self.heard:
             self.heard = min(ack.heard, self.count())
-            self.progress_at = now
+            self.behind_since = None  # the next line (if any) is waited for from now
         if not self.present(now) or self.paused != ack.paused:
-            self.progress_at = now
+            self.behind_since = None
         self.paused = ack.paused
         self.present_until = now + LEASE
 

@@ -60,6 +60,10 @@ function modFeed(v) {
   if (v.seat !== null || !v.voice || !v.text || !v.text.voice) return;
   for (const line of v.text.voice.lines) MOD.lines.set(line.n, line.text);
   if (!MOD.on || !MOD.ready) return;
+  if (v.game_over && MOD.saying === null && !MOD.lines.has(MOD.heard)) {  // all said: the device rests
+    clearInterval(MOD.beat);
+    return;
+  }
   if (v.voice.heard > MOD.heard && MOD.saying === null) MOD.heard = v.voice.heard;
   modPump();
 }
