@@ -87,16 +87,19 @@ PEOPLE = {5: "werewolf", 9: "witch", 10: "seer", 12: "guard"}  # seats played by
 
 def night_table(tmp: Path) -> RoomRecord:
     setup = Setup("classic", seats=WITCH_TABLE, seed=5, live_speech=True, options={"sheriff": False})
-    rec = face(record("table", setup, [], 0))
+    rec = face(record("t5", setup, [], 0))
     rec.bots = [s for s in range(1, 13) if s not in PEOPLE]
+    rec.bot_kind = "heuristic"  # random wolves self-destruct at the first chance
     return rec
 
 
 def test_no_phone_is_asked_at_night_before_the_voice_calls_its_role(tmp_path: Path) -> None:
     rng = random.Random(5)
     asked: list[tuple[str, int, list[str]]] = []  # (phase, seat, the lines heard so far this night)
+    by_day: list[tuple[int, str, str]] = []  # (seat, act, the last line heard) of each day decision
 
     async def people(room: Room, heard: Heard) -> None:
+        nonlocal by_day
         for seat in PEOPLE:
             view = room.view(seat)
             if view["pending"] is None:
@@ -106,7 +109,10 @@ def test_no_phone_is_asked_at_night_before_the_voice_calls_its_role(tmp_path: Pa
                 start = max(i for i, text in enumerate(night) if text.startswith("Night "))
                 asked.append((room.phase(), seat, night[start:]))
                 assert room.voice.heard == len(room.voice.lines())  # every line said, the call included
-            await hub.act(room, seat, rng.choice(view["pending"]))
+            else:
+                by_day += [(seat, d["act"], night[-1]) for d in view["decisions"] if d["act"] != "explode"]
+            calm = [o for o in view["pending"] if o["act"] != "explode" or o.get("value") is False]  # no self-destruct
+            await hub.act(room, seat, rng.choice(calm or view["pending"]))
 
     async def run() -> Heard:
         nonlocal hub
@@ -120,6 +126,13 @@ def test_no_phone_is_asked_at_night_before_the_voice_calls_its_role(tmp_path: Pa
 
     hub: Any = None
     heard = asyncio.run(run())
+    # By day too: a speech is offered once its turn was called, the vote once the vote was called.
+    assert {act for _, act, _ in by_day} >= {"speak", "vote"}, "\n".join(x[2] for x in heard)
+    for seat, act, last in by_day:
+        if act == "speak":
+            assert last in (f"Seat {seat} speaks.", f"Seat {seat} gives last words."), (seat, last)
+        elif act == "vote":
+            assert last == "Now the vote: vote on your phone.", last
     calls = {"werewolf": "Werewolves, open your eyes", "witch": "Witch, open your eyes",
              "seer": "Seer, open your eyes", "guard": "Guard, open your eyes"}
     assert {seat for _, seat, _ in asked} == set(PEOPLE)

@@ -9,7 +9,9 @@ same *script* (``Voice.lines``): the lines a judge says, made only of what the p
   「…請閉眼」, 000 §夜晚 A–U and 001's script), for a dead or absent role exactly as for a living one;
 - each speaking turn, once: an open turn is called ("Seat 3 speaks."), and the ``speech`` event that
   closes it takes that same line's place (a typed statement is read after it); last words are called by
-  their own event, never again by the turn.
+  their own event, never again by the turn;
+- each call to the table to decide (run for sheriff, vote: ``ASKS``, asked of everyone alike), once: the
+  open request is called, and the event that ends it (``candidates``, ``votes``) comes after that line.
 
 The script only grows (a line's number never changes), so the device acknowledges lines by number:
 ``heard`` lines are spoken. While the device is there (``present``: it said so, or acknowledged a line,
@@ -43,6 +45,7 @@ STALL = 90.0  # seconds the table waits on one line before it goes on without th
 FACE_TO_FACE = "face_to_face"
 ONE_NIGHT = ("onuw", "onenight")  # everyone talks at once: no turns are called
 RECALL = 8  # lines back a voice switched on mid-game may start (from the fall of night, say)
+ASKS = ("run", "sheriff_vote", "sheriff_pk_vote", "vote", "pk_vote", "second_vote")  # called as "ask.<act>"
 QUIET = frozenset({"game_start"})  # said before the night, on the lobby's screen; not worth a voice line
 
 
@@ -64,6 +67,8 @@ class Line:
     close: bool = False
 
     def text(self, lang: str) -> str:
+        if self.event.get("type") == "ask":
+            return t(f"ask.{self.event.get('act')}", lang)
         if not self.close:
             try:
                 return narrate(self.event, lang, None) or ""
@@ -80,6 +85,10 @@ class Line:
         except KeyError:
             name = str(role)
         return t("close.open", lang, role=name)
+
+
+def _ask(act: Any) -> Line:
+    return Line({"type": "ask", "act": act})
 
 
 def _turn(seat: Any, part: Any, phase: str) -> dict[str, Any]:
@@ -122,12 +131,22 @@ class Voice:
         out = list(self._fixed)
         if self._open is not None and room.pacer.step is None:
             out.append(Line(self._open, close=True))  # the step is over, nothing after it yet
-        if self.turns and room.pacer.settled(events) and room.status == "playing":
-            phase = room.phase()
-            for d in room.game.pending():
-                part = getattr(d, "part", None)
-                if d.act == "speak" and part != "last_words":
-                    out.append(Line(_turn(d.seat, part, phase)))
+        return out + self._asked()
+
+    def _asked(self) -> list[Line]:
+        """The calls of the open request: each speaking turn, each decision asked of the table (once)."""
+        room = self.room
+        if room.status != "playing" or not room.pacer.settled(room.game.events):
+            return []
+        out: list[Line] = []
+        asked: set[str] = set()
+        for d in room.game.pending():
+            part = getattr(d, "part", None)
+            if d.act == "speak" and part != "last_words" and self.turns:
+                out.append(Line(_turn(d.seat, part, room.phase())))
+            elif d.act in ASKS and d.act not in asked:
+                asked.add(d.act)
+                out.append(_ask(d.act))
         return out
 
     def count(self) -> int:
@@ -138,10 +157,7 @@ class Voice:
         if self._scanned > released:
             self._reset()
         self._scan(events, released)
-        n = len(self._fixed) + (self._open is not None and room.pacer.step is None)
-        if self.turns and room.pacer.settled(events) and room.status == "playing":
-            n += sum(d.act == "speak" and getattr(d, "part", None) != "last_words" for d in room.game.pending())
-        return n
+        return len(self._fixed) + (self._open is not None and room.pacer.step is None) + len(self._asked())
 
     def _scan(self, events: Sequence[Event], released: int) -> None:
         for i in range(self._scanned, released):
@@ -155,6 +171,11 @@ class Voice:
             if e.type == "step":
                 self._fixed.append(Line(j))
                 self._open = j
+            elif e.type in ("candidates", "votes"):  # the call to decide came first
+                act = "run" if e.type == "candidates" else e.data.get("round", "vote")
+                if act in ASKS:
+                    self._fixed.append(_ask(act))
+                self._fixed.append(Line(j))
             elif e.type == "speech" and self.turns:
                 self._fixed.append(Line(_turn(e.data.get("seat"), e.data.get("part"), e.phase)))
                 if e.data.get("text"):
