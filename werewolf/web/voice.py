@@ -46,6 +46,7 @@ FACE_TO_FACE = "face_to_face"
 ONE_NIGHT = ("onuw", "onenight")  # everyone talks at once: no turns are called
 RECALL = 8  # lines back a voice switched on mid-game may start (from the fall of night, say)
 ASKS = ("run", "sheriff_vote", "sheriff_pk_vote", "vote", "pk_vote", "second_vote")  # called as "ask.<act>"
+AHEAD = 40  # lines a view carries at most (the device asks for more by saying them)
 QUIET = frozenset({"game_start"})  # said before the night, on the lobby's screen; not worth a voice line
 
 
@@ -253,8 +254,10 @@ class Voice:
             return None
         lang = normalize_lang(lang)
         lines = self.lines()
-        start = max(0, min(self.heard, len(lines)) - 1)
-        return {"lines": [{"n": n, "text": lines[n].text(lang)} for n in range(start, len(lines))],
+        # Led: from the last line said on (a page that comes back finds its place); not led: the latest ones.
+        start = max(0, min(self.heard, len(lines)) - 1) if self.present_until else max(0, len(lines) - 1 - RECALL)
+        end = min(len(lines), start + AHEAD)
+        return {"lines": [{"n": n, "text": lines[n].text(lang)} for n in range(start, end)],
                 "labels": {k: t(f"ui.voice.{k}", lang) for k in LABELS}}
 
 

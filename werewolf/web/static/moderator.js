@@ -58,6 +58,7 @@ async function modToggle() {
 // A view came: learn the lines, and go on saying them.
 function modFeed(v) {
   if (v.seat !== null || !v.voice || !v.text || !v.text.voice) return;
+  if (MOD.lang !== v.text.lang) { MOD.lang = v.text.lang; MOD.lines.clear(); }  // the page changed language
   for (const line of v.text.voice.lines) MOD.lines.set(line.n, line.text);
   if (!MOD.on || !MOD.ready) return;
   if (v.game_over && MOD.saying === null && !MOD.lines.has(MOD.heard)) {  // all said: the device rests
