@@ -179,7 +179,7 @@ class Voice:
                 self._fixed.append(Line(j))
             elif e.type == "speech" and self.turns:
                 self._fixed.append(Line(_turn(e.data.get("seat"), e.data.get("part"), e.phase)))
-                if e.data.get("text"):
+                if e.data.get("text") or e.data.get("passed"):  # what was said (or that the turn was passed)
                     self._fixed.append(Line(j))
             else:
                 self._fixed.append(Line(j))
