@@ -31,8 +31,8 @@ is paced exactly as above.
 Everything depends only on the events (deterministic on replay) and the clock, so the
 state that must survive a restart is ``released`` alone (stored with the answers; the
 voice's ``heard`` beside it); a restart re-paces the step that was open, with a new
-duration, and never skips or repeats an event. Scripts and simulations never meet a pacer: pacing belongs to the
-live room, not to the rules.
+duration, and never skips or repeats an event. Scripts and simulations never meet a
+pacer: pacing belongs to the live room, not to the rules.
 """
 
 from __future__ import annotations
