@@ -69,9 +69,10 @@ async def lead(hub: Hub, room: Room, clock: Clock, stop: Callable[[Room], bool],
     raise AssertionError("the game did not get there")
 
 
-async def opened(tmp: Path, rec: RoomRecord, rng: random.Random, clock: Clock) -> tuple[Hub, Store, Room]:
+async def opened(tmp: Path, rec: RoomRecord, rng: random.Random, clock: Clock,
+                 url: str | None = None) -> tuple[Hub, Store, Room]:
     tmp.mkdir(parents=True, exist_ok=True)
-    store = Store("sqlite:///" + str(tmp / f"{rec.id}.sqlite"))
+    store = Store(url or "sqlite:///" + str(tmp / f"{rec.id}.sqlite"))
     await store.submit(Store.create_room(rec))
     if rec.answers:
         await store.submit(Store.append_answers(rec.id, 0, rec.answers))
@@ -211,16 +212,22 @@ def test_a_stuck_device_holds_the_table_only_while_paused(tmp_path: Path, paused
     assert moved is not paused
 
 
-def test_a_restart_keeps_what_the_voice_has_said(tmp_path: Path) -> None:
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_a_restart_keeps_what_the_voice_has_said(backend: str, tmp_path: Path, request: Any) -> None:
+    from werewolf.web.store import database_url
+
+    url = database_url(str(tmp_path / "restart.sqlite") if backend == "sqlite"
+                       else request.getfixturevalue("postgres_db"))
+
     async def run() -> None:
         clock = Clock()
         rec = night_table(tmp_path)
-        hub, store, room = await opened(tmp_path, rec, random.Random(1), clock)
+        hub, store, room = await opened(tmp_path, rec, random.Random(1), clock, url)
         await lead(hub, room, clock, lambda r: r.voice.heard >= 2)  # the guard called
         heard, lines = room.voice.heard, [line.text("en") for line in room.voice.lines()]
         await hub.stop()
         store.close()
-        stored = Store("sqlite:///" + str(tmp_path / f"{rec.id}.sqlite"))
+        stored = Store(url)
         assert (await stored.submit(Store.load([rec.id])))[0].heard == heard
         clock.now += 3600
         hub = Hub(stored, timeout=0, clock=clock, rng=random.Random(2), timers=False)
