@@ -389,6 +389,7 @@ def test_the_voice_endpoint(client: Any) -> None:
             continue
         assert r.status_code == 200, r.text
         view = client.get(f"/api/rooms/{room}/view?lang=zh-Hant", headers=auth(host)).json()
+        assert r.json() == {"ok": True, "heard": view["voice"]["heard"]}  # where the device starts
         assert view["voice"]["on"] is True and view["voice"]["lines"] >= 1
         said = view["text"]["voice"]["lines"]
         assert said and all("請" in line["text"] or "天亮" in line["text"] for line in said), said  # the judge's words

@@ -45,7 +45,7 @@ from werewolf.web.replay import install as install_replay
 from werewolf.web.requests import CreateRoom, Join, Move, Start, error_text
 from werewolf.web.rooms import KEEP_FINISHED, LOBBY_IDLE, ApiError, Hub, Room, Subscriber
 from werewolf.web.store import Store, database_url
-from werewolf.web.voice import VoiceAck
+from werewolf.web.voice import VoiceAck, VoiceHeard
 
 log = logging.getLogger("werewolf.web")
 
@@ -329,17 +329,16 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
         await hub.act(room, seat, move)
         return Ok()
 
-    @app.post("/api/rooms/{room_id}/voice", response_model=Ok, responses=ERRORS, tags=["play"])
+    @app.post("/api/rooms/{room_id}/voice", response_model=VoiceHeard, responses=ERRORS, tags=["play"])
     async def voice(request: Request, room_id: str, body: VoiceAck,
-                    authorization: str | None = Header(None)) -> Ok:
+                    authorization: str | None = Header(None)) -> VoiceHeard:
         """Face to face, the moderator device (host token): the lines of the script it has spoken."""
         hub = hub_of(request)
         room = await room_of(hub, room_id)
         host, _ = who(request, room, bearer(authorization))
         if not host:
             raise ApiError(403, "only the host's moderator device speaks for the room")
-        await hub.voice(room, body)
-        return Ok()
+        return VoiceHeard(heard=await hub.voice(room, body))
 
     @app.get("/api/rooms/{room_id}/log", responses=ERRORS, tags=["play"])
     async def full_log(request: Request, room_id: str, lang: str | None = Query(None, max_length=16)

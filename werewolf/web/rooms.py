@@ -921,9 +921,11 @@ class Hub:
                 raise ApiError(409, f"not your turn: seat {seat} is not asked for anything now ({room.phase()})")
             await self._change(room, lambda: room.game.answer(seat, move))
 
-    async def voice(self, room: Room, ack: VoiceAck) -> None:
-        """The moderator device's word (lines spoken, on, off, paused): the table moves on as far as it may."""
+    async def voice(self, room: Room, ack: VoiceAck) -> int:
+        """The moderator device's word (lines spoken, on, off, paused): the table moves on as far as it may.
+        Returns the lines said, as the room counts them."""
         await self._shielded(self._voice(room, ack))
+        return room.voice.heard
 
     async def _voice(self, room: Room, ack: VoiceAck) -> None:
         async with room.lock:

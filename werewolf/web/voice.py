@@ -60,6 +60,13 @@ class VoiceAck(BaseModel):
     paused: bool = Field(False, description="the voice is paused: the table waits for it")
 
 
+class VoiceHeard(BaseModel):
+    """The answer to the device: where the server has it (a device switched on starts there)."""
+
+    ok: bool = True
+    heard: int = Field(description="lines of the script said so far, as the server counts them")
+
+
 @dataclass(frozen=True)
 class Line:
     """One line of the script: a public event to narrate, or the close of a step (``close``)."""

@@ -44,12 +44,12 @@ async function modToggle() {
   MOD.paused = false;
   if (navigator.wakeLock) navigator.wakeLock.request("screen").catch(() => {});
   try {
-    await modPost({ on: true });  // the server starts this device at the current line
+    const r = await modPost({ on: true });  // the server starts this device at the current line
+    MOD.heard = r.heard;
   } catch (err) { MOD.on = false; toast(err.message); return; }
   MOD.beat = setInterval(() => {
     if (MOD.on && MOD.ready) modPost({ heard: MOD.heard, paused: MOD.paused }).catch(() => {});
   }, BEAT_MS);
-  if (S.view) { MOD.heard = Math.max(MOD.heard, (S.view.voice && S.view.voice.heard) || 0); }
   MOD.ready = true;
   if (S.view) render();
   modPump();
