@@ -45,6 +45,7 @@ from werewolf.web.replay import install as install_replay
 from werewolf.web.requests import CreateRoom, Join, Move, PackChat, Pick, Start, error_text
 from werewolf.web.rooms import KEEP_FINISHED, LOBBY_IDLE, ApiError, Hub, Room, Subscriber
 from werewolf.web.store import Store, database_url
+from werewolf.web.voice import VoiceAck, VoiceHeard
 
 log = logging.getLogger("werewolf.web")
 
@@ -116,6 +117,8 @@ class View(BaseModel):
     interrupts: list[dict[str, Any]] | None = Field(
         None, description="the caller's any-moment buttons (self-destruct, duel): {act, options, no, armed}; "
                           "POST one of the options to /intent, used at the next offer")
+    voice: dict[str, Any] | None = Field(None, description="face to face, for the host and spectators: the "
+                                                            "moderator voice (on, heard, lines, paused, waiting)")
 
 
 class JoinLink(BaseModel):
@@ -380,6 +383,16 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
         hub, room, seat = await seated(request, room_id, authorization)
         await hub.pack_move(room, lambda: pack.intend(room, seat, move))
         return Ok()
+    @app.post("/api/rooms/{room_id}/voice", response_model=VoiceHeard, responses=ERRORS, tags=["play"])
+    async def voice(request: Request, room_id: str, body: VoiceAck,
+                    authorization: str | None = Header(None)) -> VoiceHeard:
+        """Face to face, the moderator device (host token): the lines of the script it has spoken."""
+        hub = hub_of(request)
+        room = await room_of(hub, room_id)
+        host, _ = who(request, room, bearer(authorization))
+        if not host:
+            raise ApiError(403, "only the host's moderator device speaks for the room")
+        return VoiceHeard(heard=await hub.voice(room, body))
 
     @app.get("/api/rooms/{room_id}/log", responses=ERRORS, tags=["play"])
     async def full_log(request: Request, room_id: str, lang: str | None = Query(None, max_length=16)

@@ -21,11 +21,18 @@ even when she is dead), and so does the pacer:
   dawn) only once the step is over, and never in the update that ended it: the next
   release is at least ``Pace.gap`` later.
 
+Face to face, a ``Gate`` (``werewolf.web.voice``: the moderator device, the table's
+clock) may hold the pacer: while it holds, nothing is released and the pacer's clock
+stands still (a step's time and the pause after it count from the moment the voice
+has caught up), and a step is released alone, its private events (the witch shown the
+victim) only once its call has been heard. A room whose gate does not hold (no device)
+is paced exactly as above.
+
 Everything depends only on the events (deterministic on replay) and the clock, so the
-state that must survive a restart is ``released`` alone (stored with the answers); a
-restart re-paces the step that was open, with a new duration, and never skips or
-repeats an event. Scripts and simulations never meet a pacer: pacing belongs to the
-live room, not to the rules.
+state that must survive a restart is ``released`` alone (stored with the answers; the
+voice's ``heard`` beside it); a restart re-paces the step that was open, with a new
+duration, and never skips or repeats an event. Scripts and simulations never meet a
+pacer: pacing belongs to the live room, not to the rules.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ import random
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from werewolf.core.events import Event
 
@@ -106,6 +114,16 @@ def _next_step(events: Sequence[Event], start: int) -> int:
     return len(events)
 
 
+class Gate(Protocol):
+    """What may hold a pacer: the face-to-face voice (``werewolf.web.voice.Voice``)."""
+
+    def present(self, now: float) -> bool: ...  # it leads the table now (a step is released alone)
+
+    def waits(self, now: float) -> bool: ...  # it holds everything now
+
+    def until(self) -> float: ...  # when its holding ends by itself, at the latest
+
+
 class Pacer:
     """Which of a live game's events are out, and when the next may go (see the module's docstring)."""
 
@@ -121,6 +139,8 @@ class Pacer:
         # The open step's ``hold_until`` once seen over with everything out: from then on only an answer
         # moves the room on, not the clock (without it, the room would be woken again and again, at once).
         self.spent: float | None = None
+        self.gate: Gate | None = None
+        self.frozen: float | None = None  # since when the gate has held the pacer's clock
         last_public = next((i for i in range(self.released - 1, -1, -1) if events[i].to is None), None)
         if last_public is not None and _is_step(events[last_public]):
             # Restarted inside a step: it is played out again, from now, with a new duration.
@@ -141,10 +161,34 @@ class Pacer:
 
     def bots_may_answer(self, events: Sequence[Event], now: float) -> bool:
         """Bots answer what they owe once it is shown and, inside a step, once the step's time is over."""
+        if self.held(now):
+            return False
         return self.settled(events) and (self.step is None or now >= self.hold_until)
+
+    def held(self, now: float) -> bool:
+        """Whether the gate holds everything now (its clock stops from the first moment it is seen to)."""
+        if self.gate is None or not self.gate.waits(now):
+            self._thaw(now)
+            return False
+        if self.frozen is None:
+            self.frozen = now
+        return True
+
+    def _thaw(self, now: float) -> None:
+        """The gate let go: the time it held is added to what was still to run (a step, the pause after)."""
+        if self.frozen is None:
+            return
+        since, self.frozen = self.frozen, None
+        shift = max(0.0, now - since)
+        if self.hold_until > since:
+            self.hold_until += shift
+        if self.next_at > since:
+            self.next_at += shift
 
     def due(self, events: Sequence[Event]) -> float | None:
         """When something may next change by the clock alone (a step's end, a release), else None."""
+        if self.frozen is not None and self.gate is not None:
+            return self.gate.until()  # only the voice (or its absence, once it is too long) moves it on
         if self.step is not None:
             if self.spent == self.hold_until and self.settled(events):
                 return None
@@ -160,6 +204,8 @@ class Pacer:
         One part at a time: the caller publishes between parts, so that no update carries
         both the end of a step and what follows it.
         """
+        if self.held(now):
+            return False
         r, n = self.released, len(events)
         if r >= n:
             if self.step is not None and now >= self.hold_until:
@@ -180,7 +226,9 @@ class Pacer:
         if _is_step(first):  # a step begins: it and its private events (the holder woken, told)
             self.step = r
             self.hold_until = now + self.pace.draw(self.rng)
-            self.released = _next_public(events, r + 1)
+            # Led by a voice, the step is called before its holder is woken (its private events next).
+            alone = self.gate is not None and self.gate.present(now)
+            self.released = r + 1 if alone else _next_public(events, r + 1)
             return True
         # Public events between steps (the day, the fall of night): up to the next step.
         self.released = _next_step(events, r + 1)

@@ -127,8 +127,9 @@ def _open(room: Room) -> list[Decision]:
 
 
 def knife(room: Room) -> list[Decision]:
-    """The open knife as the table sees it (once everything before it is out), else []."""
-    return _open(room) if room.settled() else []
+    """The open knife as the table sees it (once everything before it is out, and, face to face, once the
+    voice has called the wolves), else []."""
+    return _open(room) if room.settled() and not room.voice.waits(room.clock()) else []
 
 
 def sync(room: Room) -> list[Decision]:

@@ -88,6 +88,7 @@ from werewolf.web import pacing
 from werewolf.web import pack as wolfpack
 from werewolf.web.pacing import Pace, Pacer
 from werewolf.web.store import PlayerRecord, RoomRecord, StaleWrite, Store
+from werewolf.web.voice import Voice, VoiceAck
 
 log = logging.getLogger("werewolf.web")
 
@@ -240,6 +241,8 @@ class Room:
         # A room stored before pacing has shown everything so far (None), unless it is still a lobby.
         paced = rec.paced if rec.paced is not None or rec.status != "lobby" else 0
         self.pacer = Pacer(self.pace, self.game.events, paced, clock(), rng)
+        self.voice = Voice(self, rec.heard)  # face to face: the moderator device leads (werewolf.web.voice)
+        self.pacer.gate = self.voice
         self.stored_paced = rec.paced
         self.fixed_deal = rec.fixed_deal
         self.wake: asyncio.TimerHandle | None = None
@@ -317,7 +320,7 @@ class Room:
 
     def pending(self, seat: int | None = None) -> list[Decision]:
         """The open decisions as the table sees them: none until everything the engine said is out."""
-        if self.status != "playing" or not self.settled():
+        if self.status != "playing" or not self.settled() or self.voice.waits(self.clock()):
             return []
         return self.game.pending(seat)
 
@@ -334,6 +337,8 @@ class Room:
         dismisses it. Nobody else is told anything."""
         step = self.pacer.open_step(self.game.events)
         if step is None or role is None or step.data.get("role") != role or self.pending(seat):
+            return None
+        if self.voice.waits(self.clock()):  # face to face: woken once the voice has called the role
             return None
         if any(e.type == "death" and e.data.get("seat") == seat for e in events):
             return None
@@ -381,6 +386,7 @@ class Room:
         out["speaking"] = sorted({d.seat for d in self.pending() if d.act == "speak"})
         out["discussion"] = self.discussion()
         out.update(wolfpack.view(self, seat))
+        out["voice"] = self.voice.view(self.clock()) if seat is None else None
         return out, sight
 
     def view(self, seat: int | None, host: bool = False) -> dict[str, Any]:
@@ -454,7 +460,9 @@ class Room:
             return None
         from werewolf.web.text import render
 
-        return render(self, v, seat, lang, sight.events if sight else [], sight.index if sight else [])
+        words = render(self, v, seat, lang, sight.events if sight else [], sight.index if sight else [])
+        words["voice"] = self.voice.words(lang) if seat is None else None
+        return words
 
     def _encode(self, sight: Sight | None, start: int = 0) -> str:
         """The seat's visible events from ``start`` on, as a JSON array (each event encoded once)."""
@@ -550,8 +558,9 @@ class Room:
         speaking = tuple(d.seat for d in self.pending() if d.act == "speak")
         seen = self._public + (self._private.get(seat, 0) if seat is not None else 0)
         awake = self.pacer.step if seat is not None else None  # the open step (a seat may be woken by it)
+        voice = self.voice.signature(self.clock()) if seat is None else ()
         return (self.status, self.info_version, seen, mine, speaking, host, lang, self.over(), awake,
-                wolfpack.signature(self, seat))
+                wolfpack.signature(self, seat), voice)
 
     def changed(self) -> None:
         """Something everyone may need to see: wake every socket."""
@@ -630,11 +639,12 @@ class Room:
         """What a change may touch, to put back if it fails (the game itself is replayed)."""
         p = self.pacer
         return (list(self.game.answers), self.status, set(self.bots), self.talk_ends,
-                (p.released, p.step, p.hold_until, p.next_at), dict(self.deadlines), self.pack.copy())
+                (p.released, p.step, p.hold_until, p.next_at), dict(self.deadlines), self.pack.copy(),
+                self.voice.heard)
 
     def restore(self, snap: tuple[Any, ...]) -> None:
         """The room exactly as it was at ``snap`` (nothing of the failed change was stored or shown)."""
-        answers, self.status, self.bots, self.talk_ends, paced, deadlines, self.pack = snap
+        answers, self.status, self.bots, self.talk_ends, paced, deadlines, self.pack, self.voice.heard = snap
         # Replayed even when no answer was added: a failure inside the engine may have left its flow dead.
         self.game = Game.replay(self.setup, answers)
         p = self.pacer
@@ -651,6 +661,7 @@ class Room:
         self._encoded = {}
         self._views.clear()
         self._reset_counts()
+        self.voice.replayed()
         self.info_version += 1
 
     def write(self, *, started: bool = False, clock: bool = False) -> Commit | None:
@@ -660,13 +671,15 @@ class Room:
         paced = self.pacer.released
         moved = paced != self.stored_paced
         pack = self.pack.dirty()
-        if not (rows or moved or started or clock or pack is not None or (over and self.status != "over")):
+        heard = self.voice.heard if self.voice.heard != self.voice.stored else None
+        if not (rows or moved or started or clock or pack is not None or heard is not None
+                or (over and self.status != "over")):
             return None
         status = "over" if over else "playing" if started else None
         return Commit(Store.progress(self.id, self.committed, rows, status=status,
                                      bots=sorted(self.bots) if started else None, paced=paced if moved else None,
-                                     talk_ends=self.talk_ends if clock else None, pack=pack),
-                      self.committed + len(rows), paced, over, self.pack.version)
+                                     talk_ends=self.talk_ends if clock else None, pack=pack, heard=heard),
+                      self.committed + len(rows), paced, over, self.pack.version, self.voice.heard)
 
     def committed_now(self, commit: Commit | None) -> None:
         """``commit`` is stored: the room's own record of what the database holds (what was written, not
@@ -676,6 +689,7 @@ class Room:
         self.committed = commit.answers
         self.stored_paced = commit.paced
         self.pack.stored = commit.pack
+        self.voice.stored = commit.heard
         if commit.over and self.status != "over":
             self.status = "over"
             self.info_version += 1
@@ -690,6 +704,7 @@ class Commit:
     paced: int  # events released
     over: bool  # the game's end is stored
     pack: int = 0  # the pack state's version stored (``werewolf.web.pack``)
+    heard: int | None = None  # the voice's lines spoken, as stored
 
 
 class Hub:
@@ -925,6 +940,25 @@ class Hub:
                     room.game.answer(seat, move)
 
             await self._change(room, answer)
+
+    async def voice(self, room: Room, ack: VoiceAck) -> int:
+        """The moderator device's word (lines spoken, on, off, paused): the table moves on as far as it may.
+        Returns the lines said, as the room counts them."""
+        await self._shielded(self._voice(room, ack))
+        return room.voice.heard
+
+    async def _voice(self, room: Room, ack: VoiceAck) -> None:
+        async with room.lock:
+            self.check_open(room)
+            if room.rec.mode != "face_to_face":
+                raise ApiError(409, "this room is played online: it has no moderator voice")
+            if room.status == "lobby":  # switched on before the start: it leads from the first line
+                room.voice.hear(ack, self.clock())
+                room.changed()
+                return
+            if room.status != "playing":
+                return
+            await self._change(room, lambda: room.voice.hear(ack, self.clock()))
 
     async def decline(self, room: Room, decisions: list[Decision]) -> None:
         """Give timed-out decisions their defaults (and move the room on by its clock)."""

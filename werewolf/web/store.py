@@ -81,8 +81,9 @@ rooms = Table(
     Column("pace", Text, nullable=True),  # the room's pacing, [shortest, longest] step in seconds (null: default)
     Column("fixed_deal", Integer, nullable=True),  # 1: the creator chose the seed (the deal is known)
     Column("pack", Text, nullable=True),  # the pack's picks, chat and interrupt intents (werewolf.web.pack), JSON
+    Column("heard", Integer, nullable=True),  # face to face: lines the moderator device has spoken (voice.py)
 )
-LATER_COLUMNS = ("bot_kind", "talk_ends", "paced", "pace", "fixed_deal", "pack")
+LATER_COLUMNS = ("bot_kind", "talk_ends", "paced", "pace", "fixed_deal", "pack", "heard")
 
 players = Table(
     "players", metadata,
@@ -143,6 +144,7 @@ class RoomRecord:
     pace: list[float] | None = None  # [shortest, longest] night step (seconds); None: the server's default
     fixed_deal: bool = False  # the creator chose the seed: anyone may know the deal
     pack: str | None = None  # the room's pack state as JSON (``werewolf.web.pack``); None: nothing yet
+    heard: int | None = None  # face to face: the voice's lines spoken (``werewolf.web.voice``)
     players: list[PlayerRecord] = field(default_factory=list)
     answers: list[tuple[int, str, Any]] = field(default_factory=list)
 
@@ -313,7 +315,8 @@ class Store:
     @staticmethod
     def progress(room_id: str, start: int, rows: Sequence[tuple[int, str, Any]], *, status: str | None = None,
                  bots: Sequence[int] | None = None, paced: int | None = None,
-                 talk_ends: float | None = None, pack: str | None = None) -> Callable[[Connection], None]:
+                 talk_ends: float | None = None, pack: str | None = None,
+                 heard: int | None = None) -> Callable[[Connection], None]:
         """One change of a live room in one transaction: its new answers (from ``start``), and whatever
         else moved with them (status, bot seats, events released, the discussion's end, the pack's state)."""
         answers_of = Store.append_answers(room_id, start, rows)
@@ -328,6 +331,8 @@ class Store:
             values["talk_ends"] = talk_ends
         if pack is not None:
             values["pack"] = pack
+        if heard is not None:
+            values["heard"] = heard
 
         def run(conn: Connection) -> None:
             # The writer's idea of what is stored is checked against what is: a change is stored after the
@@ -357,7 +362,7 @@ class Store:
                                        mode=r.mode, lang=r.lang, bots=json.loads(r.bots), host_hash=r.host_hash,
                                        timeout=r.timeout, bot_kind=r.bot_kind, talk_ends=r.talk_ends,
                                        paced=r.paced, pace=None if r.pace is None else json.loads(r.pace),
-                                       fixed_deal=bool(r.fixed_deal), pack=r.pack)
+                                       fixed_deal=bool(r.fixed_deal), pack=r.pack, heard=r.heard)
             if not out:
                 return []
             ids = list(out)

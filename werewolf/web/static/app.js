@@ -331,6 +331,7 @@ function renderLobby(v) {
     const go = el("button", { id: "join", class: "big", text: ui("join_btn"), onclick: () => join(name, go) });
     parts.push(el("section", { class: "card" }, el("h2", { text: ui("join") }), name, go));
   }
+  if (v.seat === null && v.host && v.voice) parts.push(moderatorCard(v, v.text || {}));  // the voice, from the start
   if (v.seat !== null && !S.host) parts.push(el("p", { class: "waiting", text: ui("waiting_host") }));
   parts.push(seatsCard(v.room, v.seat));
   app.replaceChildren(...parts);
@@ -643,92 +644,8 @@ function resultCard(v, t) {
   return card;
 }
 
-// -- the moderator's voice (face-to-face play) --------------------------------------------------
-const VOICE = { on: false, queue: [], seen: -1, speaking: "", busy: false, pause: 6, turn: "", turnStart: 0 };
-window.__spoken = [];
-
-function moderatorCard(v, t) {
-  const card = el("section", { class: "card moderator", id: "moderator" },
-    el("h2", { text: v.host ? ui("moderator") : ui("spectator") }));
-  if (t.speaking && t.speaking.length) {
-    const key = t.speaking.join(" ");
-    if (VOICE.turn !== key) { VOICE.turn = key; VOICE.turnStart = Date.now(); }
-    const clock = el("span", { class: "count" });
-    const tick = () => {
-      const s = Math.floor((Date.now() - VOICE.turnStart) / 1000);
-      clock.textContent = ` ⏱ ${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
-    };
-    tick();
-    clearInterval(moderatorCard.timer);
-    moderatorCard.timer = setInterval(tick, 1000);
-    card.append(el("p", { class: "speaking" }, el("b", { text: ui("speaking_now") + ": " }), key, clock));
-  }
-  if (v.room.mode === "face_to_face" || v.host) {
-    const pause = el("input", { type: "number", min: "0", max: "30", value: String(VOICE.pause), class: "narrow",
-      onchange: (e) => { VOICE.pause = Math.max(0, +e.target.value || 0); } });
-    card.append(el("button", { class: "big" + (VOICE.on ? "" : " primary"), id: "voice",
-      text: VOICE.on ? ui("voice_off") : ui("voice_on"), onclick: () => toggleVoice() }),
-      el("label", { class: "inline" }, ui("pause"), pause));
-  }
-  return card;
-}
-
-function toggleVoice() {
-  VOICE.on = !VOICE.on;
-  VOICE.queue = [];
-  if (VOICE.on) {
-    VOICE.seen = -1;  // the next view starts from the current line
-    if (navigator.wakeLock) navigator.wakeLock.request("screen").catch(() => {});
-    say({ text: S.view && S.view.text ? S.view.text.phase : "", type: "hello" });
-  } else if (window.speechSynthesis) {
-    speechSynthesis.cancel();
-  }
-  render();
-}
-
-function voiceFeed(v) {
-  if (!VOICE.on || v.seat !== null || !v.text) return;
-  const t = v.text;
-  if (VOICE.seen < 0) VOICE.seen = Math.max(0, v.events.length - 1);
-  for (let i = VOICE.seen; i < v.events.length; i++) {
-    const e = v.events[i];
-    // A speaking turn is announced as a turn; what was typed (a bot's statement too) is read out.
-    if ((e.type === "speech" && !e.text && !e.passed) || e.type === "ballots" || !t.events[i]) continue;
-    say({ text: t.events[i], type: e.type });
-  }
-  VOICE.seen = v.events.length;
-  const speaking = (t.speaking || []).join(" ");
-  if (speaking && speaking !== VOICE.speaking) say({ text: speaking, type: "turn" });
-  VOICE.speaking = speaking;
-}
-
-function say(line) {
-  if (!line.text) return;
-  VOICE.queue.push(line);
-  if (!VOICE.busy) next();
-}
-
-function next() {
-  const line = VOICE.queue.shift();
-  if (!line) { VOICE.busy = false; return; }
-  VOICE.busy = true;
-  window.__spoken.push(line.text);
-  // A night step lasts at least VOICE.pause seconds, whether or not its role is in play, so that the
-  // table cannot tell a dead or absent role from a live one.
-  const after = () => setTimeout(next, line.type === "step" ? VOICE.pause * 1000 : 400);
-  const synth = window.speechSynthesis;
-  if (!synth || typeof SpeechSynthesisUtterance === "undefined") { setTimeout(after, 50 * line.text.length); return; }
-  const u = new SpeechSynthesisUtterance(line.text);
-  u.lang = VOICE_LANG[LANG] || "en-US";
-  const voice = synth.getVoices().find((x) => x.lang && x.lang.replace("_", "-").startsWith(u.lang));
-  if (voice) u.voice = voice;
-  let done = false;
-  const finish = () => { if (!done) { done = true; after(); } };
-  u.onend = finish;
-  u.onerror = finish;
-  setTimeout(finish, 1000 + 150 * line.text.length);  // no voice installed: never stall
-  synth.speak(u);
-}
+// -- the moderator's voice (face-to-face play): moderator.js draws its screen (moderatorCard) and speaks ----
+function voiceFeed(v) { modFeed(v); }
 
 // -- your turn: a beep and a vibration (a toggle in the bar turns them off; the phone remembers) ------
 const BUZZ = { last: "", audio: null };
