@@ -40,6 +40,7 @@ from werewolf.replay import Record
 from werewolf.web.headers import SecurityHeaders, security_headers
 from werewolf.web.limits import BodyLimit, Limits, RateLimits, TooMany, client_of
 from werewolf.web.links import Link, detect_address, server_link
+from werewolf.web.lobby import install as install_lobby
 from werewolf.web.pacing import Pace
 from werewolf.web.replay import install as install_replay
 from werewolf.web.requests import CreateRoom, Join, Move, Start, error_text
@@ -253,7 +254,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
         room, token = await hub_of(request).create(
             ruleset=body.ruleset, deck=body.deck, options=body.options, bots=body.bots, seed=body.seed,
             mode=body.mode, lang=normalize_lang(body.lang), players=body.players, timeout=body.timeout,
-            live_speech=body.live_speech, bot_kind=body.bot_kind, pace=body.pace)
+            live_speech=body.live_speech, bot_kind=body.bot_kind, pace=body.pace, speech_time=body.speech_time)
         return Created(room=room.id, host_token=token, players=room.n, url=f"{link(request).base}/r/{room.id}")
 
     @app.get("/api/rooms/{room_id}", responses=ERRORS, tags=["rooms"])
@@ -407,6 +408,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
         return Record([e.as_json() for e in room.game.events], setup=room.setup.as_json(), names=dict(room.names))
 
     install_replay(app, finished_game)
+    install_lobby(app, room_of, who, bearer, lambda request: link(request).base)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
 

@@ -32,6 +32,7 @@ from pydantic import (
 )
 
 from werewolf.core.errors import quoted
+from werewolf.web.timers import MAX_SPEECH, MIN_SPEECH
 
 MAX_SEAT = 99  # no deck has more seats; a room's own range (1..players) is checked by the room
 MAX_SEED = 2**63 - 1
@@ -155,6 +156,15 @@ Seat = Annotated[int, Field(ge=0, le=MAX_SEAT)]
 RoleId = Annotated[str, StringConstraints(min_length=1, max_length=40, pattern=r"^[a-z][a-z0-9_]*$")]
 
 
+def speech_seconds(v: float) -> float:
+    if 0 < v < MIN_SPEECH:
+        raise ValueError(f"a speech of under {MIN_SPEECH:g} seconds leaves no time to speak; 0 means no limit")
+    return v
+
+
+SpeechTime = Annotated[float, Field(ge=0, le=MAX_SPEECH), AfterValidator(speech_seconds)]
+
+
 class CreateRoom(Strict):
     model_config = ConfigDict(json_schema_extra={"examples": [
         {"ruleset": "classic", "deck": "classic12", "options": {}, "bots": [2, 3, 4], "mode": "online",
@@ -184,6 +194,10 @@ class CreateRoom(Strict):
     timeout: Annotated[float, Field(ge=0, le=MAX_TIMEOUT)] | None = Field(
         None, description="seconds a person has for a decision before its default is taken; 0 waits for ever; "
                           "null: the server's --timeout")
+    speech_time: SpeechTime | None = Field(
+        None, description=f"seconds a speech lasts before the server ends it (a warning 15 s before: the views' "
+                          f"speaker_deadline and speech_warning); 0: no limit but `timeout`; {MIN_SPEECH:g} to "
+                          f"{MAX_SPEECH:g}; null: the ruleset's default (120 s; none in the one-night games)")
     pace: Annotated[list[Annotated[float, Field(ge=0, le=120)]], Field(min_length=2, max_length=2)] | None = Field(
         None, description="[shortest, longest] seconds a night step lasts, whoever holds it (a step of a dead or "
                           "absent role too); each step's length is drawn in this range (0 to 120); null: the "
@@ -199,6 +213,19 @@ class Join(Strict):
 
 class Start(Strict):
     fill_with_bots: bool = Field(False, description="bots take the seats nobody took")
+
+
+class SeatMove(Strict):
+    seat: Seat | None = Field(None, description="the seat to move (the host: anyone's); null: the caller's own")
+    to: Seat = Field(..., description="the seat to move to (a player: a free one; the host: any, swapping)")
+
+
+class Remove(Strict):
+    seat: Seat = Field(..., description="the seat to free: its bot leaves, or its player, whose token stops working")
+
+
+class PlayAgain(Strict):
+    start: bool = Field(True, description="start the next game at once; false: leave it in its lobby first")
 
 
 # -- error messages -------------------------------------------------------------------------------
