@@ -107,6 +107,11 @@ class View(BaseModel):
     awake: dict[str, Any] | None = Field(None, description="the night step of the caller's role while it "
                                                             "is played out and asks the caller nothing")
     text: dict[str, Any] | None = Field(None, description="with ?lang=: every line narrated for this seat")
+    speaker_deadline: float | None = Field(None, description="when the open speech's time is up (Unix time; "
+                                                             "public: the same in every view); null: none")
+    speech_warning: float | None = Field(None, description="seconds before speaker_deadline when the speaker is "
+                                                           "warned; null: the room has no speech timer")
+    speech_warned: bool = Field(False, description="the open speech's warning is out")
 
 
 class JoinLink(BaseModel):
