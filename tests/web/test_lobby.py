@@ -352,3 +352,49 @@ def test_an_older_database_gets_the_series_columns_and_the_removed_table(tmp_pat
         assert rec.removed == {}
     finally:
         store.close()
+
+
+# -- both databases -----------------------------------------------------------------------------------
+OLD_ROOMS = ("CREATE TABLE rooms (id VARCHAR(32) PRIMARY KEY, created FLOAT NOT NULL, status VARCHAR(16) NOT NULL, "
+             "setup TEXT NOT NULL, mode VARCHAR(16) NOT NULL, lang VARCHAR(16) NOT NULL, bots TEXT NOT NULL, "
+             "host_hash VARCHAR(64) NOT NULL, timeout FLOAT)")
+
+
+def backend_db(backend: str, tmp_path: Path, request: Any) -> str:
+    if backend == "sqlite":
+        return str(tmp_path / "both.sqlite")
+    return str(request.getfixturevalue("postgres_db"))
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_seats_removals_and_series_are_stored_on_both_databases(backend: str, tmp_path: Path, request: Any) -> None:
+    database = backend_db(backend, tmp_path, request)
+    # A database of an older version: its rooms table lacks the new columns, and it has no "removed" table.
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(database_url(database))
+    with engine.begin() as conn:
+        conn.execute(text(OLD_ROOMS))
+        conn.execute(text("INSERT INTO rooms VALUES ('old', 1.0, 'over', '{\"ruleset\": \"classic\"}', 'online', "
+                          "'en', '[]', 'h', NULL)"))
+    engine.dispose()
+    with app_client(database) as c1:
+        rid, host, ann, bob = lobby(c1)
+        assert seat(c1, rid, host, seat=1, to=2).status_code == 200  # Ann and Bob swap
+        assert c1.post(f"/api/rooms/{rid}/remove", json={"seat": 9}, headers=auth(host)).status_code == 200
+        assert c1.post(f"/api/rooms/{rid}/remove", json={"seat": 2}, headers=auth(host)).status_code == 200
+        error(seat(c1, rid, host, seat=7, to=3), 409, "seat 7 is empty")
+        done, dhost, players = played(c1, speech_time=30)
+        nid = c1.post(f"/api/rooms/{done}/again", headers=auth(dhost)).json()["room"]
+    with app_client(database) as c2:  # a restart: everything as it was
+        assert [s for s in seating(c2, rid) if s[1] or s[2]] == [(1, "Bob", False)]
+        error(c2.get(f"/api/rooms/{rid}/view", headers=auth(ann["token"])), 403, "removed Ann from seat 2")
+        assert view(c2, rid, bob["token"])["seat"] == 1
+        first, second = info(c2, done), info(c2, nid)
+        assert (first["next"], second["prev"], second["series"], second["game"]) == (nid, done, done, 2)
+        assert first["speech_time"] == second["speech_time"] == 30
+        assert [g["room"] for g in c2.get(f"/api/rooms/{nid}/games").json()["games"]] == [done, nid]
+        for p in players:
+            assert view(c2, nid, p["token"])["seat"] == p["seat"]
+        old = info(c2, "old")
+        assert (old["game"], old["next"], old["speech_time"]) == (1, None, None)
