@@ -190,6 +190,8 @@ def test_speech_time_defaults_per_ruleset_and_is_checked(c: Any) -> None:
     for bad, words in ((5, ["under 10 seconds"]), (3601, ["speech_time"]), ("60", ["speech_time"]),
                        (-1, ["speech_time"]), (True, ["speech_time"])):
         error(c.post("/api/rooms", json={"ruleset": "classic", "deck": NINE, "speech_time": bad}), 422, *words)
+    error(c.post("/api/rooms", json={"ruleset": "onuw", "speech_time": 60}), 422, "no speaking turns",
+          "discussion_seconds")
 
 
 class Clock:

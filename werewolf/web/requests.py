@@ -29,10 +29,11 @@ from pydantic import (
     PlainValidator,
     StringConstraints,
     WithJsonSchema,
+    model_validator,
 )
 
 from werewolf.core.errors import quoted
-from werewolf.web.timers import MAX_SPEECH, MIN_SPEECH
+from werewolf.web.timers import MAX_SPEECH, MIN_SPEECH, NO_TURNS
 
 MAX_SEAT = 99  # no deck has more seats; a room's own range (1..players) is checked by the room
 MAX_SEED = 2**63 - 1
@@ -202,6 +203,14 @@ class CreateRoom(Strict):
         None, description="[shortest, longest] seconds a night step lasts, whoever holds it (a step of a dead or "
                           "absent role too); each step's length is drawn in this range (0 to 120); null: the "
                           "server's --pace")
+
+
+    @model_validator(mode="after")
+    def _speech_applies(self) -> CreateRoom:
+        if self.speech_time and self.ruleset in NO_TURNS:
+            raise ValueError(f"speech_time: the {self.ruleset} game has no speaking turns (its discussion has its "
+                             "own clock, the option discussion_seconds): leave speech_time out")
+        return self
 
 
 class Join(Strict):
