@@ -74,7 +74,7 @@ function lobbySeatsCard(v) {
       const to = el("select", { class: "move-to", id: `move-${s.seat}`, "aria-label": ui("move_to") },
         el("option", { value: "", text: ui("move_to") }),
         room.seats.filter((x) => x.seat !== s.seat).map((x) => el("option", { value: String(x.seat),
-          text: `${x.seat}` + (x.taken ? ` (${ui("swap_with")} ${x.name || "🤖"})` : "") })));
+          text: `${x.seat}` + (x.taken ? ` ⇄ ${ui("swap_with")}` : "") })));  // names are on the list
       to.addEventListener("change", () => { if (to.value) lobbyCall("seat", { seat: s.seat, to: +to.value }, S.host); });
       li.append(el("span", { class: "seat-tools" }, to, el("button", { class: "small", id: `remove-${s.seat}`,
         type: "button", text: ui("remove"), onclick: () => lobbyCall("remove", { seat: s.seat }, S.host) })));
