@@ -413,7 +413,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
         return Record([e.as_json() for e in room.game.events], setup=room.setup.as_json(), names=dict(room.names))
 
     install_replay(app, finished_game)
-    install_lobby(app, room_of, who, bearer, lambda request: link(request).base)
+    install_lobby(app, room_of, who, bearer, lambda request: link(request).base, ERRORS)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
 

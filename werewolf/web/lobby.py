@@ -34,10 +34,39 @@ import secrets
 from typing import Any
 
 from fastapi import FastAPI, Header, Request
+from pydantic import BaseModel, Field
 
 from werewolf.web.requests import PlayAgain, Remove, SeatMove
 from werewolf.web.rooms import ApiError, Hub, Room
 from werewolf.web.store import PlayerRecord, RoomRecord, StaleWrite, Store
+
+
+class Seated(BaseModel):
+    ok: bool = True
+    seat: int = Field(description="the seat the moved player or bot now holds")
+
+
+class Freed(BaseModel):
+    ok: bool = True
+
+
+class NextGame(BaseModel):
+    room: str
+    game: int = Field(description="its number in the room's series, from 1")
+    status: str = Field(description="playing, or lobby with {\"start\": false}")
+    url: str = Field(description="its page (the phones of the game before follow by themselves)")
+
+
+class Game(BaseModel):
+    room: str
+    game: int
+    status: str
+    replay: str | None = Field(description="its replay page once it is over")
+
+
+class Series(BaseModel):
+    series: str = Field(description="the id of the series' first game")
+    games: list[Game]
 
 
 def stranger(room: Room, token_hash: str) -> ApiError:
@@ -183,27 +212,28 @@ def next_record(hub: Hub, room: Room) -> RoomRecord:
         removed={}, answers=[])
 
 
-def install(app: FastAPI, room_of: Any, who: Any, bearer: Any, base_url: Any) -> None:
+def install(app: FastAPI, room_of: Any, who: Any, bearer: Any, base_url: Any,
+            errors: dict[int | str, dict[str, Any]]) -> None:
     """The lobby's routes: ``/seat``, ``/remove``, ``/again``, ``/games`` (the app's own helpers passed in:
     the room of an id, the caller of a token, the link's base)."""
 
     def hub_of(request: Request) -> Hub:
         return request.app.state.hub  # type: ignore[no-any-return]
 
-    @app.post("/api/rooms/{room_id}/seat", tags=["rooms"])
+    @app.post("/api/rooms/{room_id}/seat", response_model=Seated, responses=errors, tags=["rooms"])
     async def take_seat(request: Request, room_id: str, body: SeatMove,
-                        authorization: str | None = Header(None)) -> dict[str, Any]:
+                        authorization: str | None = Header(None)) -> Seated:
         """Before the start: a player moves to the free seat they sit in (``to``); the host moves anyone
         (``seat``) to any seat, swapping with whoever sits there."""
         hub = hub_of(request)
         room = await room_of(hub, room_id)
         host, me = who(request, room, bearer(authorization))
         seat = await move(hub, room, host, me, body.seat, body.to)
-        return {"ok": True, "seat": seat}
+        return Seated(seat=seat)
 
-    @app.post("/api/rooms/{room_id}/remove", tags=["rooms"])
+    @app.post("/api/rooms/{room_id}/remove", response_model=Freed, responses=errors, tags=["rooms"])
     async def remove_seat(request: Request, room_id: str, body: Remove,
-                          authorization: str | None = Header(None)) -> dict[str, Any]:
+                          authorization: str | None = Header(None)) -> Freed:
         """Before the start, the host frees a seat: a bot leaves, or a player, whose token then stops working."""
         hub = hub_of(request)
         room = await room_of(hub, room_id)
@@ -211,11 +241,12 @@ def install(app: FastAPI, room_of: Any, who: Any, bearer: Any, base_url: Any) ->
         if not host:
             raise ApiError(403, "only the host may remove a player or a bot")
         await remove(hub, room, body.seat)
-        return {"ok": True}
+        return Freed()
 
-    @app.post("/api/rooms/{room_id}/again", status_code=201, tags=["rooms"])
+    @app.post("/api/rooms/{room_id}/again", status_code=201, response_model=NextGame, responses=errors,
+              tags=["rooms"])
     async def again(request: Request, room_id: str, body: PlayAgain | None = None,
-                    authorization: str | None = Header(None)) -> dict[str, Any]:
+                    authorization: str | None = Header(None)) -> NextGame:
         """Once the game is over, the host starts the next one: same players and seats, a new deal. The
         phones of the finished game are told (``room.next``) and follow with the tokens they hold."""
         hub = hub_of(request)
@@ -224,16 +255,15 @@ def install(app: FastAPI, room_of: Any, who: Any, bearer: Any, base_url: Any) ->
         if not host:
             raise ApiError(403, "only the host may start the next game")
         new = await play_again(hub, room, body.start if body is not None else True)
-        return {"room": new.id, "game": new.rec.game_no, "status": new.status,
-                "url": f"{base_url(request)}/r/{new.id}"}
+        return NextGame(room=new.id, game=new.rec.game_no, status=new.status, url=f"{base_url(request)}/r/{new.id}")
 
-    @app.get("/api/rooms/{room_id}/games", tags=["rooms"])
-    async def games(request: Request, room_id: str) -> dict[str, Any]:
+    @app.get("/api/rooms/{room_id}/games", response_model=Series, responses=errors, tags=["rooms"])
+    async def games(request: Request, room_id: str) -> Series:
         """Every game of the room's series, in order, each replayable once over (``/replay/{room}``)."""
         hub = hub_of(request)
         room = await room_of(hub, room_id)
         series = room.rec.series_id or room.id
         rows = await hub.store.submit(Store.series(series))
-        return {"series": series, "games": [
-            {"room": rid, "game": no, "status": status, "replay": f"/replay/{rid}" if status == "over" else None}
-            for rid, no, status in rows]}
+        return Series(series=series, games=[
+            Game(room=rid, game=no, status=status, replay=f"/replay/{rid}" if status == "over" else None)
+            for rid, no, status in rows])
