@@ -315,6 +315,20 @@ def test_play_again_same_players_same_seats_a_new_deal(c: Any, db: str) -> None:
         assert c2.get(f"/api/rooms/{rid}/games").json() == games
 
 
+def test_the_phones_of_the_finished_game_are_told_where_the_next_one_is(c: Any) -> None:
+    rid, host, players = played(c)
+    token = players[1]["token"]
+    with c.websocket_connect(f"/api/rooms/{rid}/ws", subprotocols=["werewolf", "token." + token]) as ws:
+        first = ws.receive_json()
+        assert first["game_over"] and first["room"]["next"] is None
+        nid = c.post(f"/api/rooms/{rid}/again", headers=auth(host)).json()["room"]
+        told = ws.receive_json()
+        assert told["room"]["next"] == nid and told["seat"] == players[1]["seat"]
+    with c.websocket_connect(f"/api/rooms/{nid}/ws", subprotocols=["werewolf", "token." + token]) as ws:
+        v = ws.receive_json()
+        assert v["seat"] == players[1]["seat"] and v["room"]["prev"] == rid and v["phase"] != "lobby"
+
+
 def test_play_again_is_refused_before_the_end_and_changes_nothing(c: Any, db: str) -> None:
     rid, host, _, _ = lobby(c)
     error(c.post(f"/api/rooms/{rid}/again", headers=auth(host)), 409, "not over")

@@ -130,9 +130,23 @@ function followNext(v) {
   return true;
 }
 
-const SERIES = { room: null, games: null };
+const SERIES = { room: null, games: null, poll: null };
+
+// A finished game a phone watches for long may have left the server's memory while its socket stays open:
+// that socket is never told of the next game, so the result screen also asks now and then.
+function watchForNext(room) {
+  if (SERIES.poll && SERIES.poll.room === room) return;
+  if (SERIES.poll) clearInterval(SERIES.poll.timer);
+  SERIES.poll = { room, timer: setInterval(() => {
+    if (S.room !== room) { clearInterval(SERIES.poll.timer); SERIES.poll = null; return; }
+    api("GET", `/api/rooms/${room}`).then((info) => {
+      if (info.next && S.view) followNext(Object.assign({}, S.view, { room: info }));
+    }).catch(() => {});
+  }, 10000) };
+}
 
 function seriesCard(v) {
+  if (!v.room.next) watchForNext(S.room);
   const card = el("section", { class: "card", id: "series" });
   if (S.host && !v.room.next) {
     card.append(el("button", { class: "big primary", id: "play-again", text: ui("play_again"), onclick: async (e) => {
