@@ -309,7 +309,7 @@ def test_the_pages_need_no_inline_script_or_style() -> None:
     static = Path(__file__).parent.parent.parent / "werewolf" / "web" / "static"
     html = (static / "index.html").read_text()
     assert "<script>" not in html and "style=" not in html and " on" not in html.replace(" onl", "")
-    for script in ("app.js", "ui.js", "dom.js", "replay.js", "pack.js", "moderator.js"):
+    for script in ("app.js", "ui.js", "dom.js", "replay.js", "pack.js", "moderator.js", "lobby.js"):
         js = (static / script).read_text()
         assert "innerHTML" not in js and '"style"' not in js and "eval(" not in js and "new Function" not in js
 

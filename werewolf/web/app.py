@@ -40,6 +40,7 @@ from werewolf.replay import Record
 from werewolf.web.headers import SecurityHeaders, security_headers
 from werewolf.web.limits import BodyLimit, Limits, RateLimits, TooMany, client_of
 from werewolf.web.links import Link, detect_address, server_link
+from werewolf.web.lobby import install as install_lobby
 from werewolf.web.pacing import Pace
 from werewolf.web.replay import install as install_replay
 from werewolf.web.requests import CreateRoom, Join, Move, PackChat, Pick, Start, error_text
@@ -119,6 +120,11 @@ class View(BaseModel):
                           "POST one of the options to /intent, used at the next offer")
     voice: dict[str, Any] | None = Field(None, description="face to face, for the host and spectators: the "
                                                             "moderator voice (on, heard, lines, paused, waiting)")
+    speaker_deadline: float | None = Field(None, description="when the open speech's time is up (Unix time; "
+                                                             "public: the same in every view); null: none")
+    speech_warning: float | None = Field(None, description="seconds before speaker_deadline when the speaker is "
+                                                           "warned; null: the room has no speech timer")
+    speech_warned: bool = Field(False, description="the open speech's warning is out")
 
 
 class JoinLink(BaseModel):
@@ -266,7 +272,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
         room, token = await hub_of(request).create(
             ruleset=body.ruleset, deck=body.deck, options=body.options, bots=body.bots, seed=body.seed,
             mode=body.mode, lang=normalize_lang(body.lang), players=body.players, timeout=body.timeout,
-            live_speech=body.live_speech, bot_kind=body.bot_kind, pace=body.pace)
+            live_speech=body.live_speech, bot_kind=body.bot_kind, pace=body.pace, speech_time=body.speech_time)
         return Created(room=room.id, host_token=token, players=room.n, url=f"{link(request).base}/r/{room.id}")
 
     @app.get("/api/rooms/{room_id}", responses=ERRORS, tags=["rooms"])
@@ -475,6 +481,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
         return Record([e.as_json() for e in room.game.events], setup=room.setup.as_json(), names=dict(room.names))
 
     install_replay(app, finished_game)
+    install_lobby(app, room_of, who, bearer, lambda request: link(request).base, ERRORS)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
 

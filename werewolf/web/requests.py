@@ -29,9 +29,11 @@ from pydantic import (
     PlainValidator,
     StringConstraints,
     WithJsonSchema,
+    model_validator,
 )
 
 from werewolf.core.errors import quoted
+from werewolf.web.timers import MAX_SPEECH, MIN_SPEECH, NO_TURNS
 
 MAX_SEAT = 99  # no deck has more seats; a room's own range (1..players) is checked by the room
 MAX_SEED = 2**63 - 1
@@ -155,6 +157,15 @@ Seat = Annotated[int, Field(ge=0, le=MAX_SEAT)]
 RoleId = Annotated[str, StringConstraints(min_length=1, max_length=40, pattern=r"^[a-z][a-z0-9_]*$")]
 
 
+def speech_seconds(v: float) -> float:
+    if 0 < v < MIN_SPEECH:
+        raise ValueError(f"a speech of under {MIN_SPEECH:g} seconds leaves no time to speak; 0 means no limit")
+    return v
+
+
+SpeechTime = Annotated[float, Field(ge=0, le=MAX_SPEECH), AfterValidator(speech_seconds)]
+
+
 class CreateRoom(Strict):
     model_config = ConfigDict(json_schema_extra={"examples": [
         {"ruleset": "classic", "deck": "classic12", "options": {}, "bots": [2, 3, 4], "mode": "online",
@@ -184,10 +195,22 @@ class CreateRoom(Strict):
     timeout: Annotated[float, Field(ge=0, le=MAX_TIMEOUT)] | None = Field(
         None, description="seconds a person has for a decision before its default is taken; 0 waits for ever; "
                           "null: the server's --timeout")
+    speech_time: SpeechTime | None = Field(
+        None, description=f"seconds a speech lasts before the server ends it (a warning 15 s before: the views' "
+                          f"speaker_deadline and speech_warning); 0: no limit but `timeout`; {MIN_SPEECH:g} to "
+                          f"{MAX_SPEECH:g}; null: the ruleset's default (120 s; none in the one-night games)")
     pace: Annotated[list[Annotated[float, Field(ge=0, le=120)]], Field(min_length=2, max_length=2)] | None = Field(
         None, description="[shortest, longest] seconds a night step lasts, whoever holds it (a step of a dead or "
                           "absent role too); each step's length is drawn in this range (0 to 120); null: the "
                           "server's --pace")
+
+
+    @model_validator(mode="after")
+    def _speech_applies(self) -> CreateRoom:
+        if self.speech_time and self.ruleset in NO_TURNS:
+            raise ValueError(f"speech_time: the {self.ruleset} game has no speaking turns (its discussion has its "
+                             "own clock, the option discussion_seconds): leave speech_time out")
+        return self
 
 
 class Join(Strict):
@@ -219,6 +242,19 @@ class PackChat(Strict):
     text: Annotated[str, StringConstraints(max_length=4 * MAX_TEXT), AfterValidator(_chat_line)] = Field(
         ..., description="a line to the pack (online rooms, at the knife): trimmed, printable, at most 300 "
                          "characters")
+
+
+class SeatMove(Strict):
+    seat: Seat | None = Field(None, description="the seat to move (the host: anyone's); null: the caller's own")
+    to: Seat = Field(..., description="the seat to move to (a player: a free one; the host: any, swapping)")
+
+
+class Remove(Strict):
+    seat: Seat = Field(..., description="the seat to free: its bot leaves, or its player, whose token stops working")
+
+
+class PlayAgain(Strict):
+    start: bool = Field(True, description="start the next game at once; false: leave it in its lobby first")
 
 
 # -- error messages -------------------------------------------------------------------------------

@@ -84,7 +84,7 @@ from werewolf.core.decisions import Decision, Move
 from werewolf.core.errors import IllegalMove, WerewolfError
 from werewolf.core.events import Event
 from werewolf.core.game import Game, Setup
-from werewolf.web import pacing
+from werewolf.web import pacing, timers
 from werewolf.web import pack as wolfpack
 from werewolf.web.pacing import Pace, Pacer
 from werewolf.web.store import PlayerRecord, RoomRecord, StaleWrite, Store
@@ -191,6 +191,12 @@ def yield_to_loop() -> None:
     time.sleep(0)
 
 
+def series_info(rec: RoomRecord) -> dict[str, Any]:
+    """The room's place in its series of games (play again: ``werewolf.web.lobby``) and its speech time."""
+    return {"game": rec.game_no, "series": rec.series_id or rec.id, "prev": rec.prev_id, "next": rec.next_id,
+            "speech_time": rec.speech_time or None}
+
+
 def seat_count(game: Game) -> int:
     for e in game.events:
         if e.type == "game_start" and isinstance(e.data.get("players"), int):
@@ -275,6 +281,7 @@ class Room:
         self._host: Host | None = None  # hands the bots their seat views (made with the agents)
         self.talk_ends = rec.talk_ends
         self.pack = wolfpack.PackState.from_json(rec.pack)  # the wolves' picks and chat, interrupt intents
+        self.speech = timers.SpeechClock(rec.speech_time, clock, self.setup.ruleset)  # the speaking turns' timer
         self.track_deadlines()
 
     # -- who is asking -----------------------------------------------------------------------
@@ -289,7 +296,9 @@ class Room:
             if hmac.compare_digest(h, sh):
                 seat = s
         if not host and seat is None:
-            raise ApiError(403, "this token does not belong to this room")
+            from werewolf.web.lobby import stranger
+
+            raise stranger(self, h)
         return host, seat
 
     # -- state ------------------------------------------------------------------------------
@@ -302,7 +311,7 @@ class Room:
             "options": dict(s.options), "mode": self.rec.mode, "lang": self.rec.lang, "players": self.n,
             "timeout": self.timeout or None, "bot_kind": self.bot_kind,
             # A deal its creator chose (a seed) is known to the creator: every screen says so.
-            "fixed_deal": self.fixed_deal, "pace": self.pace.as_json(),
+            "fixed_deal": self.fixed_deal, "pace": self.pace.as_json(), **series_info(self.rec),
             "seats": [{"seat": n, "name": self.names.get(n), "bot": n in self.bots,
                        "taken": n in self.names or n in self.bots} for n in range(1, self.n + 1)],
         }
@@ -387,6 +396,7 @@ class Room:
         out["discussion"] = self.discussion()
         out.update(wolfpack.view(self, seat))
         out["voice"] = self.voice.view(self.clock()) if seat is None else None
+        out.update(self.speech.view())
         return out, sight
 
     def view(self, seat: int | None, host: bool = False) -> dict[str, Any]:
@@ -572,6 +582,7 @@ class Room:
                 sub.dirty.set()
 
     def track_deadlines(self) -> None:
+        self.speech.track(self.pending(), self.game.answers, lambda s: s not in self.bots)
         if self.status != "playing" or self.game.over or self.timeout <= 0:
             self.deadlines = {}
             return
@@ -825,7 +836,8 @@ class Hub:
     async def create(self, *, ruleset: str, deck: str | list[str] | None, options: dict[str, Any],
                      bots: Iterable[int], seed: int | None, mode: str, lang: str, players: int | None,
                      timeout: float | None, live_speech: bool = True,
-                     bot_kind: str = DEFAULT_BOT, pace: Sequence[float] | None = None) -> tuple[Room, str]:
+                     bot_kind: str = DEFAULT_BOT, pace: Sequence[float] | None = None,
+                     speech_time: float | None = None) -> tuple[Room, str]:
         if mode not in MODES:
             raise ApiError(422, f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         if bot_kind not in BOTS:
@@ -855,7 +867,8 @@ class Hub:
                 continue
             rec = RoomRecord(id=room_id, created=self.clock(), status="lobby", setup=setup.as_json(), mode=mode,
                              lang=lang, bots=bot_seats, host_hash=token_hash(token), timeout=timeout,
-                             bot_kind=bot_kind, paced=0, pace=room_pace.as_json(), fixed_deal=fixed_deal)
+                             bot_kind=bot_kind, paced=0, pace=room_pace.as_json(), fixed_deal=fixed_deal,
+                             speech_time=timers.default_speech(ruleset) if speech_time is None else speech_time)
             try:
                 await self._shielded(self.store.submit(Store.create_room(rec)))
             except IntegrityError:  # the id of a room that is only in the database (finished, or closed)
@@ -1161,6 +1174,10 @@ class Hub:
             if room.lock.locked():
                 continue  # busy: its change moves it on, and the next tick looks again
             due = [d for d, t in room.deadlines.values() if t <= wall]
+            if room.speech.warn(now):  # the speaker's warning: every phone is told
+                room.info_version += 1
+                room.changed()
+            due += room.speech.due(now)
             paced = room.pacer.due(room.game.events)
             if due or room.late_turns() or (paced is not None and paced <= now):
                 try:

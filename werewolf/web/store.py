@@ -82,8 +82,15 @@ rooms = Table(
     Column("fixed_deal", Integer, nullable=True),  # 1: the creator chose the seed (the deal is known)
     Column("pack", Text, nullable=True),  # the pack's picks, chat and interrupt intents (werewolf.web.pack), JSON
     Column("heard", Integer, nullable=True),  # face to face: lines the moderator device has spoken (voice.py)
+    Column("speech_time", Float, nullable=True),  # seconds a speech lasts (null or 0: no limit but the timeout)
+    # Play again (``werewolf.web.lobby``): each game its own room, linked into a series.
+    Column("series_id", String(32), nullable=True),  # the series' first game (null: a game of its own)
+    Column("game_no", Integer, nullable=True),  # its place in the series, from 1 (null: 1)
+    Column("prev_id", String(32), nullable=True),  # the game before it in the series
+    Column("next_id", String(32), nullable=True),  # the game after it (set once, by "play again")
 )
-LATER_COLUMNS = ("bot_kind", "talk_ends", "paced", "pace", "fixed_deal", "pack", "heard")
+LATER_COLUMNS = ("bot_kind", "talk_ends", "paced", "pace", "fixed_deal", "pack", "heard", "speech_time", "series_id",
+                 "game_no", "prev_id", "next_id")
 
 players = Table(
     "players", metadata,
@@ -92,6 +99,16 @@ players = Table(
     Column("name", String(64), nullable=False),
     Column("token_hash", String(64), nullable=False),
     Column("joined", Float, nullable=False),
+)
+
+# Tokens of players the host removed from a lobby: their requests are told why, not just "unknown token".
+removed = Table(
+    "removed", metadata,
+    Column("room_id", String(32), primary_key=True),
+    Column("token_hash", String(64), primary_key=True),
+    Column("seat", Integer, nullable=False),
+    Column("name", String(64), nullable=False),
+    Column("at", Float, nullable=False),
 )
 
 answers = Table(
@@ -145,7 +162,13 @@ class RoomRecord:
     fixed_deal: bool = False  # the creator chose the seed: anyone may know the deal
     pack: str | None = None  # the room's pack state as JSON (``werewolf.web.pack``); None: nothing yet
     heard: int | None = None  # face to face: the voice's lines spoken (``werewolf.web.voice``)
+    speech_time: float | None = None  # seconds a speech lasts (None or 0: only the decision timeout)
+    series_id: str | None = None  # the first game of its series (None: this one)
+    game_no: int = 1
+    prev_id: str | None = None
+    next_id: str | None = None
     players: list[PlayerRecord] = field(default_factory=list)
+    removed: dict[str, tuple[int, str]] = field(default_factory=dict)  # token hash -> (seat, name) removed
     answers: list[tuple[int, str, Any]] = field(default_factory=list)
 
     def active(self) -> float:
@@ -247,7 +270,11 @@ class Store:
                 id=rec.id, created=rec.created, status=rec.status, setup=json.dumps(rec.setup),
                 mode=rec.mode, lang=rec.lang, bots=json.dumps(rec.bots), host_hash=rec.host_hash,
                 timeout=rec.timeout, bot_kind=rec.bot_kind, talk_ends=rec.talk_ends, paced=rec.paced,
-                pace=None if rec.pace is None else json.dumps(rec.pace), fixed_deal=int(rec.fixed_deal)))
+                pace=None if rec.pace is None else json.dumps(rec.pace), fixed_deal=int(rec.fixed_deal),
+                speech_time=rec.speech_time, series_id=rec.series_id, game_no=rec.game_no, prev_id=rec.prev_id,
+                next_id=rec.next_id))
+            for p in rec.players:
+                Store.add_player(rec.id, p)(conn)
         return run
 
     @staticmethod
@@ -255,6 +282,50 @@ class Store:
         def run(conn: Connection) -> None:
             conn.execute(insert(players).values(room_id=room_id, seat=p.seat, name=p.name,
                                                 token_hash=p.token_hash, joined=p.joined or time.time()))
+        return run
+
+    @staticmethod
+    def seat_lobby(room_id: str, seated: Sequence[PlayerRecord], bots: Sequence[int],
+                   gone: tuple[str, int, str] | None = None) -> Callable[[Connection], None]:
+        """A lobby's seats as the host or a player rearranged them: every player row written again (a move or
+        a swap changes the rows' keys), the bot seats, and a removed player's token hash with why (``gone``:
+        hash, seat, name). Refused (``StaleWrite``) if the room is no longer a lobby in the database."""
+        def run(conn: Connection) -> None:
+            status = conn.execute(select(rooms.c.status).where(rooms.c.id == room_id)).scalar()
+            if status != "lobby":
+                raise StaleWrite(f"room {room_id}: {status}, not a lobby: its seats cannot change")
+            conn.execute(players.delete().where(players.c.room_id == room_id))
+            if seated:
+                conn.execute(insert(players), [{"room_id": room_id, "seat": p.seat, "name": p.name,
+                                                "token_hash": p.token_hash, "joined": p.joined or time.time()}
+                                               for p in seated])
+            conn.execute(update(rooms).where(rooms.c.id == room_id).values(bots=json.dumps(sorted(bots))))
+            if gone is not None:
+                conn.execute(insert(removed).values(room_id=room_id, token_hash=gone[0], seat=gone[1], name=gone[2],
+                                                    at=time.time()))
+        return run
+
+    @staticmethod
+    def play_again(prev_id: str, rec: RoomRecord) -> Callable[[Connection], None]:
+        """The next game of a series: its room (with its players) and the link from the game before, once
+        (``StaleWrite`` if that game already has a next one)."""
+        create = Store.create_room(rec)
+
+        def run(conn: Connection) -> None:
+            done = conn.execute(update(rooms).where(rooms.c.id == prev_id, rooms.c.next_id.is_(None))
+                                .values(next_id=rec.id))
+            if not done.rowcount:
+                raise StaleWrite(f"room {prev_id} already has a next game")
+            create(conn)
+        return run
+
+    @staticmethod
+    def series(series_id: str) -> Callable[[Connection], list[tuple[str, int, str]]]:
+        """The games of a series in order: (room id, game number, status)."""
+        def run(conn: Connection) -> list[tuple[str, int, str]]:
+            q = select(rooms.c.id, rooms.c.game_no, rooms.c.status).where(
+                (rooms.c.series_id == series_id) | (rooms.c.id == series_id))
+            return sorted(((r.id, r.game_no or 1, r.status) for r in conn.execute(q)), key=lambda x: x[1])
         return run
 
     @staticmethod
@@ -362,7 +433,10 @@ class Store:
                                        mode=r.mode, lang=r.lang, bots=json.loads(r.bots), host_hash=r.host_hash,
                                        timeout=r.timeout, bot_kind=r.bot_kind, talk_ends=r.talk_ends,
                                        paced=r.paced, pace=None if r.pace is None else json.loads(r.pace),
-                                       fixed_deal=bool(r.fixed_deal), pack=r.pack, heard=r.heard)
+                                       fixed_deal=bool(r.fixed_deal), pack=r.pack, heard=r.heard,
+                                       speech_time=r.speech_time,
+                                       series_id=r.series_id, game_no=r.game_no or 1, prev_id=r.prev_id,
+                                       next_id=r.next_id)
             if not out:
                 return []
             ids = list(out)
@@ -370,6 +444,8 @@ class Store:
                 for p in conn.execute(select(players).where(players.c.room_id.in_(chunk))
                                       .order_by(players.c.room_id, players.c.seat)):
                     out[p.room_id].players.append(PlayerRecord(p.seat, p.name, p.token_hash, p.joined))
+                for x in conn.execute(select(removed).where(removed.c.room_id.in_(chunk))):
+                    out[x.room_id].removed[x.token_hash] = (x.seat, x.name)
                 for a in conn.execute(select(answers).where(answers.c.room_id.in_(chunk))
                                       .order_by(answers.c.room_id, answers.c.idx)):
                     out[a.room_id].answers.append((a.seat, a.act, json.loads(a.value)))

@@ -56,6 +56,7 @@ async function homePage() {
     decks.bot_kinds.map((k) => el("option", { value: k.id, text: k.name })));
   const timeout = el("select", { id: "timeout" });
   const timeoutLabel = el("label", {}, ui("decision_time"), timeout);
+  const speech = speechTimeField();  // lobby.js
   const talk = el("select", { id: "talk-length" });
   const talkLabel = el("label", {}, decks.labels.discussion, talk);
   for (const r of decks.rulesets) rs.append(el("option", { value: r.id, text: r.name }));
@@ -70,6 +71,7 @@ async function homePage() {
     if (pref) deck.value = pref.id;
     syncBots();
     fillTimeout(timeout, rs.value, mode.value);
+    speech.fill(rs.value);
   };
   const players = () => {
     const r = decks.rulesets.find((x) => x.id === rs.value);
@@ -89,7 +91,8 @@ async function homePage() {
     try {
       const options = talkLabel.hidden ? {} : { discussion_seconds: JSON.parse(talk.value) };
       const room = await api("POST", "/api/rooms", { ruleset: rs.value, deck: deck.value, bots: seats,
-        bot_kind: kind.value, options, mode: mode.value, lang: LANG, timeout: +timeout.value });
+        bot_kind: kind.value, options, mode: mode.value, lang: LANG, timeout: +timeout.value,
+        speech_time: speech.value() });
       localStorage.setItem(key(room.room, "host"), room.host_token);
       location.href = "/r/" + room.room;
     } catch (err) { toast(err.message); create.disabled = false; }
@@ -103,6 +106,7 @@ async function homePage() {
     talkLabel,
     el("label", {}, ui("mode"), mode),
     timeoutLabel, el("p", { class: "muted small", text: ui("decision_time_hint") }),
+    ...speech.nodes,
     create));
 }
 
@@ -174,7 +178,11 @@ function connect() {
   ws.onopen = () => { S.retry = 0; document.getElementById("status").hidden = true; };
   ws.onmessage = (m) => {
     const data = JSON.parse(m.data);
-    if (data.error) { toast(data.error); if (/token/.test(data.error)) forget(); return; }
+    if (data.error) {
+      toast(data.error);
+      if (/token/.test(data.error)) { forget(); if (/removed/.test(data.error)) setTimeout(() => roomPage(S.room), 0); }
+      return;
+    }
     const view = applyUpdate(S.view, data);
     if (!view) {  // a delta this phone cannot apply: ask once for the full view
       if (!S.askedFull) { S.askedFull = true; ws.send(JSON.stringify({ full: true })); }
@@ -290,6 +298,7 @@ function deadSeats(events) {
 
 function render() {
   const v = S.view;
+  if (followNext(v)) return;  // lobby.js: the host started the next game
   document.getElementById("phase").textContent = v.text ? v.text.phase : v.phase;
   fixedBadge(v.room);
   if (v.room.status === "lobby") renderLobby(v); else renderGame(v);
@@ -333,7 +342,7 @@ function renderLobby(v) {
   }
   if (v.seat === null && v.host && v.voice) parts.push(moderatorCard(v, v.text || {}));  // the voice, from the start
   if (v.seat !== null && !S.host) parts.push(el("p", { class: "waiting", text: ui("waiting_host") }));
-  parts.push(seatsCard(v.room, v.seat));
+  parts.push(lobbySeatsCard(v));  // lobby.js: take a seat, the host moves and removes
   app.replaceChildren(...parts);
 }
 
@@ -341,7 +350,8 @@ function renderGame(v) {
   const app = document.getElementById("app");
   const t = v.text || { events: [], decisions: [] };
   const parts = [];
-  if (v.game_over && t.result) parts.push(resultCard(v, t));
+  if (v.game_over && t.result) parts.push(resultCard(v, t), seriesCard(v));  // lobby.js: play again
+  parts.push(speechClock(v));  // lobby.js: the speaker's time, on every phone
   const covered = isCovered(v);
   if (v.seat !== null) {
     parts.push(roleCard(v, t));
