@@ -19,7 +19,8 @@
    AEC environment, beside the engine's own random loop on the same setup (a legal move of
    ``Decision.options()`` answered with ``Game.answer``), and the ratio; the trusted fast path
    (``Game.play_out``) is shown too.
-7. ``Game.clone()`` against ``Game.replay`` of the same games (mid-game and finished), and the ratio.
+7. ``Game.clone()`` against ``Game.replay`` of the same games (mid-game and finished), and the ratio;
+   a game's first copy apart (from the deal), and what keeping checkpoints costs a game's play.
 
     python scripts/bench.py               # everything (a few minutes)
     python scripts/bench.py --quick       # fewer games, no 100,000-game run, 1,000 games per matchup
@@ -282,11 +283,18 @@ def env_speed(seconds: float, rounds: int = 5) -> None:
 
 
 def clone_speed(games: int = 200) -> None:
-    """Part 7: ``Game.clone()`` vs ``Game.replay`` of the same games, at a random point and at the end."""
+    """Part 7: ``Game.clone()`` vs ``Game.replay`` of the same games, at a random point and at the end.
+
+    A game's first copy (unless it was made with ``keep_checkpoints``) runs the rules from the deal and
+    keeps checkpoints from then on; its later copies start at the latest checkpoint. Both are shown."""
+    import gc
+
     from werewolf.core import Game, Setup
 
-    print("\n7. Game.clone() vs Game.replay (the same games; microseconds per copy)\n")
-    print(f"{'setup':<18} {'when':<9} {'clone':>8} {'replay':>8} {'clone/replay':>12}")
+    print("\n7. Game.clone() vs Game.replay (the same games; microseconds per copy; medians of 5 rounds)\n")
+    print(f"{'setup':<18} {'when':<9} {'clone':>7} {'first':>7} {'replay':>8} {'clone/replay':>12} "
+          f"{'first/replay':>12}")
+    med = statistics.median
     for ruleset, deck in (*ENV_SETUPS, ("wechat", "wechat12")):
         for when in ("mid-game", "end"):
             rng = random.Random(1)
@@ -297,27 +305,45 @@ def clone_speed(games: int = 200) -> None:
                 while not g.over and stop > 0:
                     g.answer_all([d.random_value(rng) for d in g.request])
                     stop -= 1
+                g.answers  # noqa: B018 - listed once (a simulation's answers are listed when first read)
                 played.append(g)
-            # Interleaved game by game, so that the VM's swings of speed fall on both alike.
-            clones, replays = 0.0, 0.0
-            for k in range(4):
+            firsts, clones, replays = [], [], []
+            # Rounds of the three in turn, so that the VM's swings of speed fall on all alike; the garbage
+            # collector is held off during each (the copies are dropped at once: it would only add noise).
+            for k in range(5):
+                gc.collect()
+                gc.disable()
+                start = time.perf_counter()
+                if k == 0:
+                    for g in played:
+                        g.clone()  # the first copy: from the deal
+                    firsts.append(time.perf_counter() - start)
+                    gc.enable()
+                    continue
                 for g in played:
-                    start = time.perf_counter()
-                    if k % 2:  # which goes first alternates (a collection by the other's garbage)
-                        g.clone()
-                        mid = time.perf_counter()
-                        Game.replay(g.setup, g.answers)
-                        clones += mid - start
-                        replays += time.perf_counter() - mid
-                    else:
-                        Game.replay(g.setup, g.answers)
-                        mid = time.perf_counter()
-                        g.clone()
-                        replays += mid - start
-                        clones += time.perf_counter() - mid
-            c, r = clones / 4 / games * 1e6, replays / 4 / games * 1e6
-            print(f"{ruleset + ' ' + deck:<18} {when:<9} {c:>8.0f} {r:>8.0f} {c / r:>12.2f}")
-    print("  (a flow is a generator, which cannot be copied: a clone re-runs the rules, without the driver's work)")
+                    g.clone()
+                mid = time.perf_counter()
+                for g in played:
+                    Game.replay(g.setup, g.answers)
+                end = time.perf_counter()
+                gc.enable()
+                clones.append(mid - start)
+                replays.append(end - mid)
+            c, f, r = (med(x) / games * 1e6 for x in (clones, firsts, replays))
+            print(f"{ruleset + ' ' + deck:<18} {when:<9} {c:>7.0f} {f:>7.0f} {r:>8.0f} {c / r:>12.2f} {f / r:>12.2f}")
+    print("  clone: a copy taken up at the game's latest checkpoint (the fall of the night, the break of the day,"
+          "\n  the end); first: a game's first copy, from the deal (it keeps checkpoints from then on)")
+    print("\n   keeping checkpoints while playing (a game that is copied, e.g. a search's root): random games")
+    for ruleset, deck in (*ENV_SETUPS, ("wechat", "wechat12")):
+        times: dict[bool, list[float]] = {False: [], True: []}
+        for k in range(6):
+            keep = k % 2 == 1
+            rng = random.Random(0)
+            start = time.perf_counter()
+            for seed in range(games):
+                Game(Setup(ruleset, deck=deck, seed=seed), keep_checkpoints=keep).play_out(rng)
+            times[keep].append(time.perf_counter() - start)
+        print(f"   {ruleset + ' ' + deck:<18} {med(times[True]) / med(times[False]):.2f}x the time of a plain game")
 
 
 def main() -> int:
