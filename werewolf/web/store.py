@@ -79,8 +79,9 @@ rooms = Table(
     Column("paced", Integer, nullable=True),  # how many of the game's events the pacer has released (null: all)
     Column("pace", Text, nullable=True),  # the room's pacing, [shortest, longest] step in seconds (null: default)
     Column("fixed_deal", Integer, nullable=True),  # 1: the creator chose the seed (the deal is known)
+    Column("bot_kinds", Text, nullable=True),  # {"seat": kind} over bot_kind (werewolf.web.seats); null: none
 )
-LATER_COLUMNS = ("bot_kind", "talk_ends", "paced", "pace", "fixed_deal")
+LATER_COLUMNS = ("bot_kind", "talk_ends", "paced", "pace", "fixed_deal", "bot_kinds")
 
 players = Table(
     "players", metadata,
@@ -140,6 +141,7 @@ class RoomRecord:
     paced: int | None = None  # events released by the pacer (``werewolf.web.pacing``); None: every one
     pace: list[float] | None = None  # [shortest, longest] night step (seconds); None: the server's default
     fixed_deal: bool = False  # the creator chose the seed: anyone may know the deal
+    bot_kinds: dict[int, str] | None = None  # a kind per bot seat, over ``bot_kind``; None: none
     players: list[PlayerRecord] = field(default_factory=list)
     answers: list[tuple[int, str, Any]] = field(default_factory=list)
 
@@ -242,7 +244,8 @@ class Store:
                 id=rec.id, created=rec.created, status=rec.status, setup=json.dumps(rec.setup),
                 mode=rec.mode, lang=rec.lang, bots=json.dumps(rec.bots), host_hash=rec.host_hash,
                 timeout=rec.timeout, bot_kind=rec.bot_kind, talk_ends=rec.talk_ends, paced=rec.paced,
-                pace=None if rec.pace is None else json.dumps(rec.pace), fixed_deal=int(rec.fixed_deal)))
+                pace=None if rec.pace is None else json.dumps(rec.pace), fixed_deal=int(rec.fixed_deal),
+                bot_kinds=None if not rec.bot_kinds else json.dumps({str(k): v for k, v in rec.bot_kinds.items()})))
         return run
 
     @staticmethod
@@ -352,7 +355,9 @@ class Store:
                                        mode=r.mode, lang=r.lang, bots=json.loads(r.bots), host_hash=r.host_hash,
                                        timeout=r.timeout, bot_kind=r.bot_kind, talk_ends=r.talk_ends,
                                        paced=r.paced, pace=None if r.pace is None else json.loads(r.pace),
-                                       fixed_deal=bool(r.fixed_deal))
+                                       fixed_deal=bool(r.fixed_deal),
+                                       bot_kinds=None if not r.bot_kinds else {
+                                           int(k): v for k, v in json.loads(r.bot_kinds).items()})
             if not out:
                 return []
             ids = list(out)
