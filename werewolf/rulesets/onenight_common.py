@@ -87,9 +87,10 @@ def seats_of(cards: Sequence[str], role: str) -> list[int]:
     return seats
 
 
-# Where a one-night game takes up again from a checkpoint (``Checkpoint.at``): its night's first step, its day.
+# Where a one-night game takes up again from a checkpoint (``Checkpoint.at``): its day, or step ``at - NIGHT``
+# of its night (a checkpoint before each step: a night is most of a one-night game).
+DAY: Final = 0
 NIGHT: Final = 1
-DAY: Final = 2
 
 
 class OneNightTable(Table):
@@ -634,9 +635,13 @@ class OneNightRuleset:
         return t, self.night_and_day(t, checkpoint.at)
 
     def night_and_day(self, t: OneNightTable, at: int) -> Gen:
-        """The night from its first step (``at`` NIGHT), then the day; or (``at`` DAY) the day only."""
-        if at == NIGHT:
-            for step in t.steps:  # the steps the deck holds (``plan``)
+        """The night from its step ``at - NIGHT``, then the day; or (``at`` DAY) the day only."""
+        if at != DAY:
+            first = at - NIGHT
+            for i in range(first, len(t.steps)):  # the steps the deck holds (``plan``)
+                step = t.steps[i]
+                if t.keep_checkpoints and i != first:  # (checked here: simulations pay no call a step)
+                    t.boundary(NIGHT + i)
                 if step.copied:
                     t.say("step", step=step.code, role=step.role, copied=step.copied)
                 else:
