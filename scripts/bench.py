@@ -19,7 +19,8 @@
    AEC environment, beside the engine's own random loop on the same setup (a legal move of
    ``Decision.options()`` answered with ``Game.answer``), and the ratio; the trusted fast path
    (``Game.play_out``) is shown too.
-7. ``Game.clone()`` against ``Game.replay`` of the same games (mid-game and finished), and the ratio.
+7. ``Game.clone()`` against ``Game.replay`` of the same games (mid-game and finished), and the ratio;
+   a game's first copy apart (from the deal), and what keeping checkpoints costs a game's play.
 
     python scripts/bench.py               # everything (a few minutes)
     python scripts/bench.py --quick       # fewer games, no 100,000-game run, 1,000 games per matchup
@@ -219,8 +220,8 @@ def _env_steps(ruleset: str, deck: str, seconds: float, state: dict[str, object]
     if e is None:
         e = state[key] = env(ruleset, deck=deck, seed=0, lang=lang)
     rng = random.Random(0)
-    steps, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    steps, start = 0, time.process_time()
+    while time.process_time() - start < seconds:
         e.reset()  # type: ignore[attr-defined]
         for _ in e.agent_iter():  # type: ignore[attr-defined]
             obs, _, term, trunc, info = e.last()  # type: ignore[attr-defined]
@@ -232,7 +233,7 @@ def _env_steps(ruleset: str, deck: str, seconds: float, state: dict[str, object]
             legal = obs["action_mask"].nonzero()[0]
             e.step(int(legal[int(rng.random() * len(legal))]))  # type: ignore[attr-defined]
             steps += 1
-    return steps / (time.perf_counter() - start)
+    return steps / (time.process_time() - start)
 
 
 def _engine_steps(ruleset: str, deck: str, seconds: float, trusted: bool) -> float:
@@ -241,8 +242,8 @@ def _engine_steps(ruleset: str, deck: str, seconds: float, trusted: bool) -> flo
     from werewolf.core import Game, Setup
 
     rng = random.Random(0)
-    steps, seed, start = 0, 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    steps, seed, start = 0, 0, time.process_time()
+    while time.process_time() - start < seconds:
         game = Game(Setup(ruleset, deck=deck, seed=seed))
         seed += 1
         if trusted:
@@ -254,7 +255,7 @@ def _engine_steps(ruleset: str, deck: str, seconds: float, trusted: bool) -> flo
                 opts = d.options()
                 game.answer(d.seat, opts[int(rng.random() * len(opts))])
                 steps += 1
-    return steps / (time.perf_counter() - start)
+    return steps / (time.process_time() - start)
 
 
 def env_speed(seconds: float, rounds: int = 5) -> None:
@@ -278,15 +279,27 @@ def env_speed(seconds: float, rounds: int = 5) -> None:
         med = statistics.median
         print(f"{ruleset + ' ' + deck:<18} {med(envs):>12,.0f} {med(texts):>8,.0f} {med(moves):>9,.0f} "
               f"{med(r1):>10.2f} {med(fast):>11,.0f} {med(r2):>12.2f}")
-    print("  (target: env/engine >= 0.5; +text: reading the seat's view as English text from infos at every step)")
+    print("  (target: env/engine >= 0.5; +text: reading the seat's view as English text from infos at every step;"
+          "\n  CPU time of this process: on a shared machine the wall clock mostly measures the other processes)")
 
 
 def clone_speed(games: int = 200) -> None:
-    """Part 7: ``Game.clone()`` vs ``Game.replay`` of the same games, at a random point and at the end."""
+    """Part 7: ``Game.clone()`` vs ``Game.replay`` of the same games, at a random point and at the end.
+
+    A game's first copy (unless it was made with ``keep_checkpoints``) runs the rules from the deal and
+    keeps checkpoints from then on; its later copies start at the latest checkpoint. Both are shown."""
+    import gc
+
     from werewolf.core import Game, Setup
 
-    print("\n7. Game.clone() vs Game.replay (the same games; microseconds per copy)\n")
-    print(f"{'setup':<18} {'when':<9} {'clone':>8} {'replay':>8} {'clone/replay':>12}")
+    # CPU time of this process: on a shared machine a copy of some microseconds is otherwise mostly
+    # the time other processes held the core.
+    clock = time.process_time
+
+    print("\n7. Game.clone() vs Game.replay (the same games; microseconds per copy; CPU time, medians of 6 rounds)\n")
+    print(f"{'setup':<18} {'when':<9} {'clone':>7} {'first':>7} {'replay':>8} {'clone/replay':>12} "
+          f"{'first/replay':>12}")
+    med = statistics.median
     for ruleset, deck in (*ENV_SETUPS, ("wechat", "wechat12")):
         for when in ("mid-game", "end"):
             rng = random.Random(1)
@@ -297,27 +310,46 @@ def clone_speed(games: int = 200) -> None:
                 while not g.over and stop > 0:
                     g.answer_all([d.random_value(rng) for d in g.request])
                     stop -= 1
+                g.answers  # noqa: B018 - listed once (a simulation's answers are listed when first read)
                 played.append(g)
-            # Interleaved game by game, so that the VM's swings of speed fall on both alike.
-            clones, replays = 0.0, 0.0
-            for k in range(4):
+            firsts, clones, replays = [], [], []
+            # Rounds of the three in turn, so that the VM's swings of speed fall on all alike; the garbage
+            # collector is held off during each (the copies are dropped at once: it would only add noise).
+            for k in range(7):
+                gc.collect()
+                gc.disable()
+                start = clock()
+                if k == 0:
+                    for g in played:
+                        g.clone()  # the first copy: from the deal
+                    firsts.append(clock() - start)
+                    gc.enable()
+                    continue
                 for g in played:
-                    start = time.perf_counter()
-                    if k % 2:  # which goes first alternates (a collection by the other's garbage)
-                        g.clone()
-                        mid = time.perf_counter()
-                        Game.replay(g.setup, g.answers)
-                        clones += mid - start
-                        replays += time.perf_counter() - mid
-                    else:
-                        Game.replay(g.setup, g.answers)
-                        mid = time.perf_counter()
-                        g.clone()
-                        replays += mid - start
-                        clones += time.perf_counter() - mid
-            c, r = clones / 4 / games * 1e6, replays / 4 / games * 1e6
-            print(f"{ruleset + ' ' + deck:<18} {when:<9} {c:>8.0f} {r:>8.0f} {c / r:>12.2f}")
-    print("  (a flow is a generator, which cannot be copied: a clone re-runs the rules, without the driver's work)")
+                    g.clone()
+                mid = clock()
+                for g in played:
+                    Game.replay(g.setup, g.answers)
+                end = clock()
+                gc.enable()
+                clones.append(mid - start)
+                replays.append(end - mid)
+            c, f, r = (med(x) / games * 1e6 for x in (clones, firsts, replays))
+            print(f"{ruleset + ' ' + deck:<18} {when:<9} {c:>7.0f} {f:>7.0f} {r:>8.0f} {c / r:>12.2f} {f / r:>12.2f}")
+    print("  clone: a copy taken up at the game's latest checkpoint (the fall of the night, the break of the day,"
+          "\n  a one-night game's night steps, the end); first: a game's first copy, from the deal (it keeps"
+          "\n  checkpoints from then on)")
+    print("\n   keeping checkpoints while playing (a game that is copied, e.g. a search's root): random games")
+    for ruleset, deck in (*ENV_SETUPS, ("wechat", "wechat12")):
+        times: dict[bool, list[float]] = {False: [], True: []}
+        for k in range(6):
+            keep = k % 2 == 1
+            rng = random.Random(0)
+            start = clock()
+            for seed in range(games):
+                Game(Setup(ruleset, deck=deck, seed=seed), keep_checkpoints=keep).play_out(rng)
+            times[keep].append(clock() - start)
+        print(f"   {ruleset + ' ' + deck:<18} {med(times[True]) / med(times[False]):.2f}x the time of a plain game")
 
 
 def main() -> int:

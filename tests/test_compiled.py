@@ -100,6 +100,48 @@ def test_simulated_games_are_identical_on_the_compiled_engine(compiled: Path, tm
     assert "IDENTICAL" in out and "DIFFERENT" not in out, out[-3000:]
 
 
+CHECK_CLONES = """
+import hashlib, json, random
+import werewolf.core.game
+from werewolf.core import Game, Setup
+setups = [("classic", "c12_wolfking_thief_cupid", False), ("facetoface", "ff12_cupid_thief", False),
+          ("wechat", "wechat16", False), ("wechat", "wechat12", True), ("onuw", "onuw7", True),
+          ("onenight", "onenight5", False)]
+digest, clones = hashlib.sha256(), 0
+for ruleset, deck, live in setups:
+    for seed in range(4):
+        rng = random.Random(seed)
+        game = Game(Setup(ruleset, deck=deck, seed=seed, live_speech=live), keep_checkpoints=seed % 2 == 0)
+        taken = []
+        while not game.over:
+            if rng.random() < 0.3:
+                copy = game.clone()
+                taken.append((len(game.answers), copy.clone() if rng.random() < 0.3 else copy))
+            d = game.pending()[0]
+            game.answer_value(d, d.random_value(rng))
+        taken.append((len(game.answers), game.clone()))
+        log = [e.as_json() for e in game.events]
+        for at, copy in taken:
+            for seat, act, value in game.answers[at:]:
+                copy.answer_value(next(d for d in copy.pending(seat) if d.act == act), value)
+            assert [e.as_json() for e in copy.events] == log and copy.answers == game.answers, (ruleset, seed, at)
+        clones += len(taken)
+        digest.update(json.dumps([log, game.answers, game.result], sort_keys=True, default=str).encode())
+print(json.dumps({"engine": werewolf.core.game.__file__.endswith(".so"), "clones": clones,
+                  "digest": digest.hexdigest()}))
+"""
+
+
+def test_clones_play_on_exactly_as_their_games_on_the_compiled_engine(compiled: Path) -> None:
+    """Game.clone from checkpoints (tables copied field by field) on both engines: every clone, taken at a
+    random point and given the original's later answers, ends with the original's log; the games are the same."""
+    python = json.loads(run(["-c", CHECK_CLONES], None, cwd=SCRIPTS))
+    native = json.loads(run(["-c", CHECK_CLONES], compiled, cwd=SCRIPTS))
+    assert native["engine"] and not python["engine"]
+    assert native["clones"] == python["clones"] > 50
+    assert native["digest"] == python["digest"]
+
+
 def test_a_simulation_gives_the_same_numbers_on_the_compiled_engine(compiled: Path, tmp_path: Path) -> None:
     """The compiled runner too, over two worker processes, heuristic bots on one side."""
     docs = {}

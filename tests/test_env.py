@@ -106,6 +106,34 @@ def test_reset_with_a_seed_plays_the_same_game(ruleset: str) -> None:
 
 
 @pytest.mark.parametrize("ruleset", list(DECKS))
+@pytest.mark.parametrize("lang", [None, "en"])
+def test_the_finished_games_observations_are_each_seats_whole_view(ruleset: str, lang: str | None) -> None:
+    """Every seat leaves the finished game with its own view (made for all seats at once, ``Table.final``);
+    observed again, an equal array that is not the same one (changing one changes nothing else)."""
+    e = env(ruleset, deck=DECKS[ruleset], lang=lang)
+    e.reset(seed=9)
+    rng = random.Random(9)
+    left = 0
+    for agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            seat = int(agent.split("_")[1])
+            scratch = SeatEncoder(ruleset, seat)
+            scratch.update(seat_view(e.game, seat).events())
+            assert np.array_equal(scratch.vector(None), obs["observation"])
+            again = e.observe(agent)["observation"]
+            assert np.array_equal(again, obs["observation"]) and not np.shares_memory(again, obs["observation"])
+            obs["observation"][:] = -1.0
+            assert np.array_equal(e.observe(agent)["observation"], again)
+            left += 1
+            e.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        e.step(int(legal[rng.randrange(len(legal))]))
+    assert left == len(e.possible_agents)
+
+
+@pytest.mark.parametrize("ruleset", list(DECKS))
 def test_the_observation_built_step_by_step_is_the_one_built_from_scratch(ruleset: str) -> None:
     """The environment's encoders only read new events; a fresh encoder of the seat's whole view
     (werewolf.agents' Host) gives the same vector, and so does one fed each view's new events."""

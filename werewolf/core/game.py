@@ -21,7 +21,7 @@ from werewolf import rulesets
 from werewolf.core.decisions import OPEN, Decision
 from werewolf.core.errors import IllegalMove
 from werewolf.core.events import Event
-from werewolf.core.table import GameOver, Table
+from werewolf.core.table import OVER, Checkpoint, GameOver, Table
 
 Flow = Generator[list[Decision], list[Any], None]
 Answer = tuple[int, str, Any]  # (seat, act, value)
@@ -59,17 +59,32 @@ class Setup:
 class Game:
     """One game. Ask ``pending()``, answer with ``answer()``, read ``events``."""
 
-    def __init__(self, setup: Setup) -> None:
+    def __init__(self, setup: Setup, keep_checkpoints: bool = False,
+                 resume: tuple[Checkpoint, list[list[Any]]] | None = None) -> None:
+        """The game of ``setup``. ``keep_checkpoints``: keep one at every phase boundary from the start,
+        so that even the first ``clone`` is cheap (search does; a game turns it on at its first clone).
+        ``resume``: ``clone``'s, a checkpoint of the game and the lists of values sent before it."""
         self.setup = setup
         self.rules = rulesets.get_ruleset(setup.ruleset)
-        self.table: Table = self.rules.new_table(setup)
+        if resume is None:
+            self.table: Table = self.rules.new_table(setup)
+            self.table.keep_checkpoints = keep_checkpoints
+            self._flow: Flow = self.rules.play(self.table)
+        elif resume[0].at == OVER:
+            self.table = resume[0].table.copy(resume[0].rng())
+            self._flow = _ended()
+        else:
+            self.table, self._flow = self.rules.resume(resume[0])
+            self.table.checkpoint = resume[0]
+        if resume is not None:
+            # A copy keeps none until it is copied itself: a search's play-outs pay nothing for them.
+            self.table.keep_checkpoints = False
         self.events: list[Event] = self.table.events
         self._answers: list[Answer] = []
         # Requests answered at once (``answer_all``) and not yet written into ``answers``:
         # a simulation only counts its answers, so they are listed when first read.
         self._unlisted: list[tuple[tuple[Decision, ...], tuple[Any, ...]]] = []
         self.answered = 0  # how many answers so far (``len(answers)`` without listing them)
-        self._flow: Flow = self.rules.play(self.table)
         self.request: list[Decision] = []
         # The values of the open request, ``OPEN`` where not answered yet; None while
         # nothing is answered (a request answered at once never needs the list).
@@ -78,7 +93,12 @@ class Game:
         self._next = 0  # where an answer in request order is expected
         self.over = False
         # Every list of values the flow was sent, in order: what ``clone`` feeds a new flow.
-        self._sent: list[list[Any]] = []
+        self._sent: list[list[Any]] = [] if resume is None else list(resume[1])
+        # The table's latest checkpoint and how many lists of values had been sent before it
+        # (``clone``; kept only once the game is copied: ``Table.keep_checkpoints``).
+        self._mark: tuple[Checkpoint, int] | None = None
+        if resume is not None:
+            self._mark = (resume[0], len(self._sent))
         self._resume(None)
 
     # -- reading ---------------------------------------------------------------
@@ -209,6 +229,9 @@ class Game:
             self.over = True
             self.request, self._values, self._left = [], None, 0
             return
+        finally:
+            if self.table.keep_checkpoints:
+                self._note_checkpoint()
         self.request = req
         self._values = None
         self._left = len(req)
@@ -218,23 +241,49 @@ class Game:
     def clone(self) -> Game:
         """An independent copy of this game at this moment, open request and answers included.
 
-        A flow is a generator, which cannot be copied: the copy runs a new flow of the same setup
-        and sends it the very lists of values this game's flow was sent, one send per request. It
-        skips all a replay does per answer (finding the decision, recording it, checking the
-        request is complete) but the rules still run: the cost is the rules' own work, not the
-        driver's (scripts/bench.py prints it beside a replay's).
+        A flow is a generator, which cannot be copied. The copy takes up the rules at the latest
+        checkpoint (the fall of the night or the break of the day: ``Table.boundary``) from a copy
+        of the table as it was then, and sends its new flow the lists of values this game's flow was
+        sent since. A finished game is a copy of its table. The first copy of a game in play has no
+        checkpoint yet (unless the game was made with ``keep_checkpoints``): it runs the rules from
+        the deal, keeping them, and from then on this game keeps them. A copy keeps none until it is
+        copied in turn (then from the checkpoint it was taken up at): keeping them costs its play
+        (scripts/bench.py prints how much, and a clone's cost beside a replay's).
         """
-        copy = Game(self.setup)  # a new flow, at its first request
-        flow = copy._flow
+        mark = self._mark
+        if self.over:
+            if mark is None or mark[0].at != OVER:  # this game's end, kept for its next copies
+                t = self.table
+                mark = self._mark = (Checkpoint(t.copy(t.rng), t.rng.getstate(), OVER), len(self._sent))
+            return self._copy(Game(self.setup, resume=(mark[0], self._sent)))
+        self.table.keep_checkpoints = True  # copied once, likely again: keep them from now on
+        if mark is None:  # no checkpoint yet: the copy plays from the deal, keeping them
+            copy = self._copy(Game(self.setup, keep_checkpoints=True))
+            copy.table.keep_checkpoints = False
+            self._mark = copy._mark
+            return copy
+        checkpoint, sent = mark
+        return self._copy(Game(self.setup, resume=(checkpoint, self._sent[:sent])))
+
+    def _copy(self, copy: Game) -> Game:
+        """Make ``copy``, a new game of this setup taken up after some of this game's lists of
+        values, this game: send it the rest, and copy the answers and the open request."""
+        flow, sent = copy._flow, copy._sent
         req = copy.request
+        keep = copy.table.keep_checkpoints
         try:
-            for sent in self._sent:
-                req = flow.send(sent)
+            for i in range(len(sent), len(self._sent)):
+                values = self._sent[i]
+                sent.append(values)
+                req = flow.send(values)
                 while not req:
                     req = flow.send([])
+                if keep:
+                    copy._note_checkpoint()
         except StopIteration:
             req = []
-        copy._sent = list(self._sent)
+            if keep:
+                copy._note_checkpoint()
         copy._answers = list(self.answers)
         copy._unlisted = []
         copy.answered = self.answered
@@ -245,6 +294,11 @@ class Game:
         copy._left = self._left
         copy._next = self._next
         return copy
+
+    def _note_checkpoint(self) -> None:
+        checkpoint = self.table.checkpoint
+        if checkpoint is not None and (self._mark is None or self._mark[0] is not checkpoint):
+            self._mark = (checkpoint, len(self._sent))
 
     # -- replay ----------------------------------------------------------------
     @classmethod
@@ -259,6 +313,12 @@ class Game:
             else:
                 raise IllegalMove(game.phase, seat, act, "replay does not match this game")
         return game
+
+
+def _ended() -> Flow:
+    """The flow of a finished game: nothing left to ask."""
+    return
+    yield
 
 
 def _from_json(value: Any) -> Any:

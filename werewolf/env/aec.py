@@ -14,7 +14,15 @@ from werewolf import i18n
 from werewolf.core.decisions import Decision
 from werewolf.core.game import Game, Setup
 from werewolf.env.actions import ActionSpace, action_space
-from werewolf.env.encoding import ENCODING_VERSION, DecisionEncoder, PrivateEncoder, PublicEncoder, size
+from werewolf.env.encoding import (
+    ENCODING_VERSION,
+    PRIVATE_TYPES,
+    PUBLIC_TYPES,
+    DecisionEncoder,
+    PrivateEncoder,
+    PublicEncoder,
+    size,
+)
 from werewolf.i18n import narrate
 
 
@@ -63,11 +71,14 @@ class Table:
         if not hasattr(self, "public"):
             self.public = PublicEncoder(self.ruleset)
             self.private = {s: PrivateEncoder(self.ruleset, s) for s in range(1, self.players + 1)}
+            self.by_seat = [self.private[1], *self.private.values()]  # by seat number (index 0: unused)
         else:  # the same buffers, zeroed: a reset per game costs no allocation
             self.public.reset()
             for enc in self.private.values():
                 enc.reset()
         self.cursor = 0
+        self.ended: np.ndarray | None = None  # the observations of the finished game (``final``)
+        self.handed: list[bool] = []
         if self.lang is not None:
             seats = range(1, self.players + 1)
             self.seen: dict[int, list[Any]] = {s: [] for s in seats}  # each seat's events, for the text
@@ -82,22 +93,29 @@ class Table:
         events = self.game.events
         n = len(events)
         if self.cursor < n:
-            public, private = self.public.update, self.private
-            seen = self.seen if self.lang is not None else None
-            for e in events[self.cursor:n]:
-                to = e.to
-                if to is None:
-                    public(e)
-                    if seen is not None:
+            public, private = self.public.update, self.by_seat
+            if self.lang is None:
+                # Only the events an encoder reads (most of a log, the night's steps and the turns, are not).
+                for e in events[self.cursor:n]:
+                    to = e.to
+                    if to is None:
+                        if e.type in PUBLIC_TYPES:
+                            public(e)
+                    elif e.type in PRIVATE_TYPES:
+                        for s in to:  # a seat of the audience is a seat of the game (never 0)
+                            private[s].update(e)
+            else:
+                seen = self.seen
+                for e in events[self.cursor:n]:
+                    to = e.to
+                    if to is None:
+                        public(e)
                         for lst in seen.values():
                             lst.append(e)
-                else:
-                    for s in to:
-                        enc = private.get(s)
-                        if enc is not None:
-                            enc.update(e)
-                            if seen is not None:
-                                seen[s].append(e)
+                    else:
+                        for s in to:
+                            private[s].update(e)
+                            seen[s].append(e)
             self.cursor = n
         game = self.game
         if game.request is not self.request:
@@ -115,12 +133,13 @@ class Table:
     def play(self, d: Decision, action: int | None,
              legal_now: tuple[np.ndarray, dict[int, Any], list[str]] | None = None) -> None:
         mask, values, legal = legal_now or self.space.legal(d)
-        if action is None or not 0 <= int(action) < self.space.n or not mask[int(action)]:
-            name = self.space.ids[int(action)] if action is not None and 0 <= int(action) < self.space.n else action
+        i = -1 if action is None else int(action)
+        if i not in values:  # the legal actions, and the engine's value of each
+            name = self.space.ids[i] if 0 <= i < self.space.n else action
             raise ValueError(f"action {action} ({name}) is not legal for seat {d.seat}'s {d.act!r} decision "
                              f"(legal: {', '.join(f'{self.space.index[x]}={x}' for x in legal)})")
         self.at += 1
-        self.game.answer_value(d, values[int(action)])
+        self.game.answer_value(d, values[i])
         self.sync()
 
     def vector(self, seat: int, d: Decision | None) -> np.ndarray:
@@ -128,9 +147,28 @@ class Table:
         out = np.empty(self.size, dtype=np.float32)
         a, b = self.cut
         out[:a] = self.public.buf
-        out[a:b] = self.private[seat].buf
+        out[a:b] = self.by_seat[seat].buf
         out[b:] = self.decisions.encode(d)
         return out
+
+    def final(self, seat: int) -> np.ndarray:
+        """``vector(seat, None)`` once the game is over: every seat's at once, as the rows of one block
+        (each seat leaves the finished game with an observation; one copy for all is cheaper). A row
+        is handed out once; asked again, the seat gets a new array."""
+        block = self.ended
+        if block is None:
+            n = self.players
+            block = self.ended = np.empty((n, self.size), dtype=np.float32)
+            a, b = self.cut
+            block[:, :a] = self.public.buf
+            for s in range(1, n + 1):
+                block[s - 1, a:b] = self.by_seat[s].buf
+            block[:, b:] = self.decisions.encode(None)
+            self.handed = [False] * (n + 1)
+        if self.handed[seat]:  # (its row is the policy's now, changed or not)
+            return self.vector(seat, None)
+        self.handed[seat] = True
+        return block[seat - 1]
 
     def rewards(self) -> dict[int, float]:
         """+1 for the winners, -1 for the others; 0 for all when nobody won (a stopped game)."""
@@ -242,6 +280,7 @@ class WerewolfEnv(SeatSpaces, AECEnv):  # type: ignore[misc]
         super().__init__()
         self.set_table(Table(ruleset, deck, options, seed, lang, players), render_mode)
         self._seat = {a: i + 1 for i, a in enumerate(self.possible_agents)}
+        self._names = ["", *self.possible_agents]  # by seat number
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self.t.new_game(seed)
@@ -266,11 +305,11 @@ class WerewolfEnv(SeatSpaces, AECEnv):  # type: ignore[misc]
             self._decision: Decision | None = None
             self._accumulate_rewards()
             return
-        a = agent_name(d.seat)
+        a = self._names[d.seat]
         self.agent_selection = a
         self._decision = d
         self._legal = legal = t.space.legal(d)
-        self.infos[a] = t.info(d.seat, d, legal[2])
+        self.infos[a] = {"legal": legal[2]} if t.lang is None else t.info(d.seat, d, legal[2])
 
     def step(self, action: int | None) -> None:
         a = self.agent_selection
@@ -300,8 +339,10 @@ class WerewolfEnv(SeatSpaces, AECEnv):  # type: ignore[misc]
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
         d = self._decision if agent == self.agent_selection else None
-        mask = self._legal[0] if d is not None else self.t.no_mask  # read-only arrays, shared
-        return {"observation": self.t.vector(seat, d), "action_mask": mask}
+        if d is not None:
+            return {"observation": self.t.vector(seat, d), "action_mask": self._legal[0]}
+        t = self.t  # the masks are read-only arrays, shared
+        return {"observation": t.final(seat) if t.game.over else t.vector(seat, None), "action_mask": t.no_mask}
 
     def render(self) -> str | None:
         if self.render_mode != "ansi":

@@ -57,9 +57,9 @@ CENTER = 3
 ROUNDS = 3
 
 _WOLF_RESULTS = frozenset({"wolf", "not_village", "werewolf", "bad"})
-_PUBLIC_TYPES = frozenset({"statement", "votes", "death", "night", "day", "exile", "explode", "reveal", "shoot",
+PUBLIC_TYPES = frozenset({"statement", "votes", "death", "night", "day", "exile", "explode", "reveal", "shoot",
                            "sheriff", "game_start", "game_over", "roles"})
-_PRIVATE_TYPES = frozenset({"role", "took", "own_card", "check", "pack", "wolves", "thumbs", "masons", "rob", "peek",
+PRIVATE_TYPES = frozenset({"role", "took", "own_card", "check", "pack", "wolves", "thumbs", "masons", "rob", "peek",
                             "bottom_cards", "linked", "lovers", "victim", "pack_choice"})
 
 
@@ -105,10 +105,6 @@ def _fields(ruleset: str, part: str) -> tuple[np.ndarray, dict[str, np.ndarray]]
     return buf, views
 
 
-def _seat(v: Any) -> int:
-    return int(v)
-
-
 class PublicEncoder:
     """The public part, fed the public events (and statements) once, whoever reads them."""
 
@@ -128,12 +124,12 @@ class PublicEncoder:
 
     def _reveal(self, seat: Any, role: Any) -> None:
         i = self.roles.get(role) if isinstance(role, str) else None
-        if i is not None and seat is not None and 1 <= _seat(seat) <= self.n:
-            self.revealed[_seat(seat) - 1, i] = 1.0
+        if i is not None and seat is not None and 1 <= int(seat) <= self.n:
+            self.revealed[int(seat) - 1, i] = 1.0
 
     def update(self, e: Event) -> None:
         t, d = e.type, e.data
-        if t not in _PUBLIC_TYPES:  # most of the log (speaking turns, night steps) changes nothing here
+        if t not in PUBLIC_TYPES:  # most of the log (speaking turns, night steps) changes nothing here
             return
         if t == "statement":
             self._statement(d)
@@ -143,27 +139,27 @@ class PublicEncoder:
             votes[0] = 0.0
             n = self.n
             for voter, target in d["ballots"].items():
-                v = _seat(voter) - 1
+                v = int(voter) - 1
                 if target is None:
                     votes[0, v, n] = 1.0
                 else:
-                    votes[0, v, _seat(target) - 1] = 1.0
-                    self.votes_total[v, _seat(target) - 1] += 1.0
+                    votes[0, v, int(target) - 1] = 1.0
+                    self.votes_total[v, int(target) - 1] += 1.0
         elif t == "death":
-            self.alive[_seat(d["seat"]) - 1] = 0.0
+            self.alive[int(d["seat"]) - 1] = 0.0
         elif t == "night" or t == "day":
             self.phase[:] = 0.0
             self.phase[1 if t == "night" else 2] = 1.0
             self.day[0] = float(d["number"])
         elif t == "exile":
             if d.get("seat") is not None:
-                self.exiled[_seat(d["seat"]) - 1] = 1.0
+                self.exiled[int(d["seat"]) - 1] = 1.0
         elif t == "explode" or t == "reveal" or t == "shoot":
             self._reveal(d.get("seat"), d.get("role"))
         elif t == "sheriff":
             self.sheriff[:] = 0.0
             if d.get("seat") is not None:
-                self.sheriff[_seat(d["seat"]) - 1] = 1.0
+                self.sheriff[int(d["seat"]) - 1] = 1.0
         elif t == "game_start":
             players = int(d["players"])
             self.present[:players] = 1.0
@@ -176,9 +172,9 @@ class PublicEncoder:
                 self._reveal(seat, role)
 
     def _statement(self, d: dict[str, Any]) -> None:
-        s = _seat(d["seat"]) - 1
+        s = int(d["seat"]) - 1
         kind, target = d["kind"], d.get("target")
-        tgt = _seat(target) - 1 if isinstance(target, int) and 1 <= target <= self.n else None
+        tgt = int(target) - 1 if isinstance(target, int) and 1 <= target <= self.n else None
         if kind == "claim":
             i = self.roles.get(d.get("role") or "")
             if i is not None:
@@ -224,7 +220,7 @@ class PrivateEncoder:
     def _know(self, seat: Any, role: Any) -> None:
         i = self.roles.get(role) if isinstance(role, str) else None
         if i is not None and seat is not None:
-            self.known_role[_seat(seat) - 1, i] = 1.0
+            self.known_role[int(seat) - 1, i] = 1.0
 
     def _own(self, role: Any) -> None:
         i = self.roles.get(role) if isinstance(role, str) else None
@@ -245,7 +241,7 @@ class PrivateEncoder:
 
     def update(self, e: Event) -> None:
         t, d = e.type, e.data
-        if t not in _PRIVATE_TYPES:
+        if t not in PRIVATE_TYPES:
             return
         if t == "role" or t == "took" or t == "own_card":
             if d.get("seat") == self.me:
@@ -257,7 +253,7 @@ class PrivateEncoder:
             if target is not None:
                 result = d.get("result")
                 if result is not None:
-                    self.known_team[_seat(target) - 1, 1 if result in _WOLF_RESULTS else 0] = 1.0
+                    self.known_team[int(target) - 1, 1 if result in _WOLF_RESULTS else 0] = 1.0
                 else:
                     self._know(target, d.get("role"))
             cards, roles = d.get("cards"), d.get("roles")
@@ -266,13 +262,13 @@ class PrivateEncoder:
                     self._card(c, r)
         elif t == "pack" or t == "wolves":
             for s in d.get("seats") or ():
-                self.known_team[_seat(s) - 1, 1] = 1.0
+                self.known_team[int(s) - 1, 1] = 1.0
         elif t == "thumbs":
             for s in d.get("wolves") or ():
-                self.known_team[_seat(s) - 1, 1] = 1.0
+                self.known_team[int(s) - 1, 1] = 1.0
         elif t == "masons":
             for s in d.get("seats") or ():
-                self.known_team[_seat(s) - 1, 0] = 1.0
+                self.known_team[int(s) - 1, 0] = 1.0
         elif t == "rob":  # the robber's old card is the robbed seat's now
             old = self.current
             self._own(d.get("role"))
@@ -284,12 +280,12 @@ class PrivateEncoder:
                 self._card(i + 1, r)
         elif t == "linked" or t == "lovers":
             for s in d.get("lovers") or d.get("seats") or ():
-                self.lovers[_seat(s) - 1] = 1.0
+                self.lovers[int(s) - 1] = 1.0
         elif t == "victim" or t == "pack_choice":
             self.victim[:] = 0.0
             target = d.get("target")
             if target is not None:
-                self.victim[_seat(target) - 1] = 1.0
+                self.victim[int(target) - 1] = 1.0
 
 
 class DecisionEncoder:

@@ -9,7 +9,7 @@ from werewolf.core.errors import SetupError
 
 if TYPE_CHECKING:
     from werewolf.core.game import Flow, Setup
-    from werewolf.core.table import Table
+    from werewolf.core.table import Checkpoint, Table
 
 MODULES = {
     "classic": "werewolf.rulesets.classic",
@@ -26,6 +26,8 @@ class Ruleset(Protocol):
     def new_table(self, setup: Setup) -> Table: ...
 
     def play(self, table: Any) -> Flow: ...
+
+    def resume(self, checkpoint: Checkpoint) -> tuple[Table, Flow]: ...
 
     def decks(self) -> dict[str, tuple[str, ...]]: ...
 

@@ -28,7 +28,7 @@ from werewolf.core.draws import randbelow, shuffle
 from werewolf.core.errors import SetupError
 from werewolf.core.events import MODERATOR, PUBLIC, Event
 from werewolf.core.game import Flow, Setup
-from werewolf.core.table import Table
+from werewolf.core.table import Checkpoint, Table
 from werewolf.roles import ROLES
 from werewolf.rulesets.options import OneNightOptions, make_options
 
@@ -87,6 +87,12 @@ def seats_of(cards: Sequence[str], role: str) -> list[int]:
     return seats
 
 
+# Where a one-night game takes up again from a checkpoint (``Checkpoint.at``): its day, or step ``at - NIGHT``
+# of its night (a checkpoint before each step: a night is most of a one-night game).
+DAY: Final = 0
+NIGHT: Final = 1
+
+
 class OneNightTable(Table):
     def __init__(self, ruleset: str, opts: OneNightOptions, seats: Sequence[str], center: Sequence[str],
                  seed: int, rng: random.Random | None = None, in_deck: frozenset[str] | None = None) -> None:
@@ -110,6 +116,18 @@ class OneNightTable(Table):
         self.stop_after_day: int | None = None
         self.steps: tuple[Step, ...] = ()  # tonight's steps: set by ``OneNightRuleset.new_table``
         self.live_speech = False  # Setup.live_speech: the discussion waits for its speakers
+
+    def copy(self, rng: random.Random) -> OneNightTable:
+        other = OneNightTable(self.ruleset, self.opts, self.dealt, self.center, self.seed, rng, self.in_deck)
+        self.copy_into(other)
+        return other
+
+    def copy_into(self, other: Table) -> None:
+        super().copy_into(other)
+        assert isinstance(other, OneNightTable)
+        other.cards, other.acting, other.copied = list(self.cards), list(self.acting), self.copied
+        other.dead, other.causes = list(self.dead), dict(self.causes)
+        other.stop_after_day, other.steps, other.live_speech = self.stop_after_day, self.steps, self.live_speech
 
     # -- seats and cards ---------------------------------------------------------------
     def others(self, seat: int) -> tuple[int, ...]:
@@ -607,25 +625,42 @@ class OneNightRuleset:
             t.tell(s, "role", seat=s, role=role)
         t.phase = "night1"
         t.say("night", number=1)
-        for step in t.steps:  # the steps the deck holds (``plan``)
-            if step.copied:
-                t.say("step", step=step.code, role=step.role, copied=step.copied)
-            else:
-                t.say("step", step=step.code, role=step.role)
-            if step.power is not None:
-                for s in t.dealt_as(step.role):
-                    act = step.power(t, s)
+        t.boundary(NIGHT)
+        return self.night_and_day(t, NIGHT)
+
+    def resume(self, checkpoint: Checkpoint) -> tuple[OneNightTable, Flow]:
+        """A new table and flow that take up the game at ``checkpoint`` (the night, or the day)."""
+        t = checkpoint.table.copy(checkpoint.rng())
+        assert isinstance(t, OneNightTable)
+        return t, self.night_and_day(t, checkpoint.at)
+
+    def night_and_day(self, t: OneNightTable, at: int) -> Gen:
+        """The night from its step ``at - NIGHT``, then the day; or (``at`` DAY) the day only."""
+        if at != DAY:
+            first = at - NIGHT
+            for i in range(first, len(t.steps)):  # the steps the deck holds (``plan``)
+                step = t.steps[i]
+                if t.keep_checkpoints and i != first:  # (checked here: simulations pay no call a step)
+                    t.boundary(NIGHT + i)
+                if step.copied:
+                    t.say("step", step=step.code, role=step.role, copied=step.copied)
+                else:
+                    t.say("step", step=step.code, role=step.role)
+                if step.power is not None:
+                    for s in t.dealt_as(step.role):
+                        act = step.power(t, s)
+                        if act is not None:
+                            yield from act
+                elif step.run is not None:
+                    act = step.run(t)
                     if act is not None:
                         yield from act
-            elif step.run is not None:
-                act = step.run(t)
-                if act is not None:
-                    yield from act
-        t.log("dawn", seats=t.by_seat(t.cards), center=list(t.center), copied=t.copied)
-        if t.stop_after_day is not None and t.stop_after_day < 1:
-            t.stopped = True
-            t.say("stopped")
-            return
+            t.log("dawn", seats=t.by_seat(t.cards), center=list(t.center), copied=t.copied)
+            if t.stop_after_day is not None and t.stop_after_day < 1:
+                t.stopped = True
+                t.say("stopped")
+                return
+            t.boundary(DAY)
         yield from self.day(t)
 
     def day(self, t: OneNightTable) -> Gen:

@@ -13,6 +13,7 @@ from typing import Any
 from werewolf.core.decisions import Decision, Flag, Subset
 from werewolf.core.draws import shuffle
 from werewolf.core.errors import SetupError
+from werewolf.core.table import Table
 from werewolf.roles import ROLES
 from werewolf.rulesets import wechat_roles as R
 from werewolf.rulesets.classic import COUNTS
@@ -108,6 +109,17 @@ class WechatState:
         self.clans: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
         self.opposed: str | None = None
 
+    def copy(self) -> WechatState:
+        w = WechatState()
+        w.enchanted, w.newly_enchanted = set(self.enchanted), list(self.newly_enchanted)
+        w.shielded_ever, w.factions, w.defeated = set(self.shielded_ever), set(self.factions), set(self.defeated)
+        w.widow_seat, w.widow_active, w.bbw_active = self.widow_seat, self.widow_active, self.bbw_active
+        w.infections_left, w.infection_news, w.cursed = self.infections_left, self.infection_news, self.cursed
+        w.banned, w.banned_day, w.fox_active = set(self.banned), self.banned_day, self.fox_active
+        w.judge_uses, w.rusty_due, w.supports = self.judge_uses, list(self.rusty_due), self.supports
+        w.clans, w.opposed = self.clans, self.opposed
+        return w
+
 
 class WechatTable(DayNightTable):
     """A wechat table keeps wechat's own rule state too, so that it can explain a move never asked for.
@@ -122,6 +134,11 @@ class WechatTable(DayNightTable):
         self.w = WechatState()
         self.w.infections_left = self.opts.wolf_father_infections
         self.w.judge_uses = self.opts.stuttering_judge_uses
+
+    def copy_into(self, other: Table) -> None:
+        super().copy_into(other)
+        assert isinstance(other, WechatTable)
+        other.w = self.w.copy()
 
     def why_not_asked(self, seat: int, act: str, phase: str) -> str | None:
         """The wechat rule that kept the game from asking for a scripted move."""

@@ -272,7 +272,8 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
         room, token = await hub_of(request).create(
             ruleset=body.ruleset, deck=body.deck, options=body.options, bots=body.bots, seed=body.seed,
             mode=body.mode, lang=normalize_lang(body.lang), players=body.players, timeout=body.timeout,
-            live_speech=body.live_speech, bot_kind=body.bot_kind, pace=body.pace, speech_time=body.speech_time)
+            live_speech=body.live_speech, bot_kind=body.bot_kind, pace=body.pace, speech_time=body.speech_time,
+            bot_kinds=body.seat_kinds())
         return Created(room=room.id, host_token=token, players=room.n, url=f"{link(request).base}/r/{room.id}")
 
     @app.get("/api/rooms/{room_id}", responses=ERRORS, tags=["rooms"])

@@ -209,7 +209,7 @@ def next_record(hub: Hub, room: Room) -> RoomRecord:
         old, id=room_id, created=now, status="lobby", setup=setup, bots=sorted(room.bots), talk_ends=None,
         paced=0, series_id=old.series_id or old.id, game_no=game_no, prev_id=old.id, next_id=None,
         players=[PlayerRecord(s, room.names[s], room.hashes[s], now) for s in sorted(room.names)],
-        removed={}, answers=[])
+        removed={}, answers=[], pack=None, heard=None)  # the pack's and the voice's state are the old game's
 
 
 def install(app: FastAPI, room_of: Any, who: Any, bearer: Any, base_url: Any,

@@ -28,7 +28,9 @@ from pydantic import (
     Field,
     PlainValidator,
     StringConstraints,
+    ValidationInfo,
     WithJsonSchema,
+    field_validator,
     model_validator,
 )
 
@@ -154,6 +156,11 @@ class Strict(BaseModel):
 
 
 Seat = Annotated[int, Field(ge=0, le=MAX_SEAT)]
+# A seat as a JSON object's key ("3"), and a bot seat's kind (werewolf.web.seats): heuristic, random, llm or
+# llm:MODEL, a model id of letters, digits and . _ - / : (the server says which models it offers).
+SeatKey = Annotated[str, StringConstraints(pattern=r"^[1-9][0-9]?$")]
+BotKind = Annotated[str, StringConstraints(
+    max_length=84, pattern=r"^(heuristic|random|llm(:[A-Za-z0-9][A-Za-z0-9._/:\-]{0,79})?)$")]
 RoleId = Annotated[str, StringConstraints(min_length=1, max_length=40, pattern=r"^[a-z][a-z0-9_]*$")]
 
 
@@ -181,6 +188,10 @@ class CreateRoom(Strict):
         "heuristic", description="how the bots play: heuristic bots use what they know and talk; random ones "
                                  "pick any legal answer; llm: a language model each, when the server names one "
                                  "(WEREWOLF_LLM_MODEL, with OPENAI_BASE_URL and OPENAI_API_KEY)")
+    bot_kinds: Annotated[dict[SeatKey, BotKind], Field(max_length=MAX_SEAT)] = Field(
+        default_factory=dict, description="a kind per bot seat, over bot_kind: {\"3\": \"llm:MODEL\", \"4\": "
+                                          "\"random\"}; each seat must be in bots; heuristic, random, llm (the "
+                                          "server's model) or llm:MODEL (a model the server offers)")
     seed: Annotated[int, Field(ge=0, le=MAX_SEED)] | None = Field(
         None, description="seed of the deal and the rules' chance; null: drawn from the server's secret "
                           "randomness and never shown before the end. A seed given here marks the room "
@@ -211,6 +222,21 @@ class CreateRoom(Strict):
             raise ValueError(f"speech_time: the {self.ruleset} game has no speaking turns (its discussion has its "
                              "own clock, the option discussion_seconds): leave speech_time out")
         return self
+
+    @field_validator("bot_kinds")
+    @classmethod
+    def _kinds_of_bots(cls, kinds: dict[str, str], info: ValidationInfo) -> dict[str, str]:
+        bots = info.data.get("bots")
+        if bots is not None:  # (else bots was refused: that error is the one to read)
+            for key in kinds:
+                if int(key) not in bots:
+                    shown = ", ".join(map(str, sorted(set(bots)))) or "none"
+                    raise ValueError(f"seat {key} is not a bot seat (bots: {shown}); name it in bots too")
+        return kinds
+
+    def seat_kinds(self) -> dict[int, str]:
+        """``bot_kinds`` by seat number."""
+        return {int(k): v for k, v in self.bot_kinds.items()}
 
 
 class Join(Strict):

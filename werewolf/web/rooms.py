@@ -67,7 +67,7 @@ import math
 import random
 import secrets
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,6 +87,7 @@ from werewolf.core.game import Game, Setup
 from werewolf.web import pacing, timers
 from werewolf.web import pack as wolfpack
 from werewolf.web.pacing import Pace, Pacer
+from werewolf.web.seats import check_bot_kinds, seat_agents
 from werewolf.web.store import PlayerRecord, RoomRecord, StaleWrite, Store
 from werewolf.web.voice import Voice, VoiceAck
 
@@ -277,6 +278,7 @@ class Room:
         self.used = clock()
         self._reset_counts()
         self.bot_kind = rec.bot_kind or LEGACY_BOT
+        self.bot_kinds = dict(rec.bot_kinds or {})  # a kind per bot seat, over ``bot_kind`` (werewolf.web.seats)
         self._agents: dict[int, Agent] | None = None  # made once the bot seats are known (the start)
         self._host: Host | None = None  # hands the bots their seat views (made with the agents)
         self.talk_ends = rec.talk_ends
@@ -310,6 +312,7 @@ class Room:
             "deck": list(s.deck) if isinstance(s.deck, tuple) else s.deck,
             "options": dict(s.options), "mode": self.rec.mode, "lang": self.rec.lang, "players": self.n,
             "timeout": self.timeout or None, "bot_kind": self.bot_kind,
+            "bot_kinds": {str(s): k for s, k in sorted(self.bot_kinds.items())},
             # A deal its creator chose (a seed) is known to the creator: every screen says so.
             "fixed_deal": self.fixed_deal, "pace": self.pace.as_json(), **series_info(self.rec),
             "seats": [{"seat": n, "name": self.names.get(n), "bot": n in self.bots,
@@ -455,7 +458,8 @@ class Room:
     def agents(self) -> dict[int, Agent]:
         if self._agents is None:
             rng = random.Random(f"bots:{self.setup.seed}:{self.id}")
-            self._agents = BOTS[self.bot_kind](rng, sorted(self.bots), self.setup, self.rec.lang)
+            self._agents = seat_agents(BOTS, self.bot_kind, self.bot_kinds, rng, sorted(self.bots), self.setup,
+                                       self.rec.lang)
             for agent in set(self._agents.values()):
                 if isinstance(agent, HeuristicAgent):  # reloaded mid-discussion: the rounds it has talked
                     for s, act, _ in self.game.answers:
@@ -837,7 +841,8 @@ class Hub:
                      bots: Iterable[int], seed: int | None, mode: str, lang: str, players: int | None,
                      timeout: float | None, live_speech: bool = True,
                      bot_kind: str = DEFAULT_BOT, pace: Sequence[float] | None = None,
-                     speech_time: float | None = None) -> tuple[Room, str]:
+                     speech_time: float | None = None,
+                     bot_kinds: Mapping[int, str] | None = None) -> tuple[Room, str]:
         if mode not in MODES:
             raise ApiError(422, f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         if bot_kind not in BOTS:
@@ -860,6 +865,10 @@ class Hub:
         bad = [s for s in bot_seats if not 1 <= s <= n]
         if bad:
             raise ApiError(422, f"bots: seat(s) {', '.join(map(str, bad))} do not exist (seats 1 to {n})")
+        try:
+            kinds = check_bot_kinds(bot_kinds or {}, bot_seats)
+        except ValueError as err:
+            raise ApiError(422, str(err)) from None
         token = new_token()
         while True:
             room_id = secrets.token_urlsafe(6).replace("-", "x").replace("_", "y")
@@ -868,7 +877,8 @@ class Hub:
             rec = RoomRecord(id=room_id, created=self.clock(), status="lobby", setup=setup.as_json(), mode=mode,
                              lang=lang, bots=bot_seats, host_hash=token_hash(token), timeout=timeout,
                              bot_kind=bot_kind, paced=0, pace=room_pace.as_json(), fixed_deal=fixed_deal,
-                             speech_time=timers.default_speech(ruleset) if speech_time is None else speech_time)
+                             speech_time=timers.default_speech(ruleset) if speech_time is None else speech_time,
+                             bot_kinds=kinds or None)
             try:
                 await self._shielded(self.store.submit(Store.create_room(rec)))
             except IntegrityError:  # the id of a room that is only in the database (finished, or closed)

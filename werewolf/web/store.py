@@ -88,9 +88,10 @@ rooms = Table(
     Column("game_no", Integer, nullable=True),  # its place in the series, from 1 (null: 1)
     Column("prev_id", String(32), nullable=True),  # the game before it in the series
     Column("next_id", String(32), nullable=True),  # the game after it (set once, by "play again")
+    Column("bot_kinds", Text, nullable=True),  # {"seat": kind} over bot_kind (werewolf.web.seats); null: none
 )
 LATER_COLUMNS = ("bot_kind", "talk_ends", "paced", "pace", "fixed_deal", "pack", "heard", "speech_time", "series_id",
-                 "game_no", "prev_id", "next_id")
+                 "game_no", "prev_id", "next_id", "bot_kinds")
 
 players = Table(
     "players", metadata,
@@ -167,6 +168,7 @@ class RoomRecord:
     game_no: int = 1
     prev_id: str | None = None
     next_id: str | None = None
+    bot_kinds: dict[int, str] | None = None  # a kind per bot seat, over ``bot_kind``; None: none
     players: list[PlayerRecord] = field(default_factory=list)
     removed: dict[str, tuple[int, str]] = field(default_factory=dict)  # token hash -> (seat, name) removed
     answers: list[tuple[int, str, Any]] = field(default_factory=list)
@@ -272,7 +274,8 @@ class Store:
                 timeout=rec.timeout, bot_kind=rec.bot_kind, talk_ends=rec.talk_ends, paced=rec.paced,
                 pace=None if rec.pace is None else json.dumps(rec.pace), fixed_deal=int(rec.fixed_deal),
                 speech_time=rec.speech_time, series_id=rec.series_id, game_no=rec.game_no, prev_id=rec.prev_id,
-                next_id=rec.next_id))
+                next_id=rec.next_id,
+                bot_kinds=None if not rec.bot_kinds else json.dumps({str(k): v for k, v in rec.bot_kinds.items()})))
             for p in rec.players:
                 Store.add_player(rec.id, p)(conn)
         return run
@@ -436,7 +439,9 @@ class Store:
                                        fixed_deal=bool(r.fixed_deal), pack=r.pack, heard=r.heard,
                                        speech_time=r.speech_time,
                                        series_id=r.series_id, game_no=r.game_no or 1, prev_id=r.prev_id,
-                                       next_id=r.next_id)
+                                       next_id=r.next_id,
+                                       bot_kinds=None if not r.bot_kinds else {
+                                           int(k): v for k, v in json.loads(r.bot_kinds).items()})
             if not out:
                 return []
             ids = list(out)

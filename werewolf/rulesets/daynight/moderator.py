@@ -32,16 +32,26 @@ class Moderator(Deaths, NightSteps, ClassicResolution, DaySteps, Wins):
         self.n = Night(0)
 
     def play(self) -> Gen:
+        """The game: the deal is told, then nights and days follow one another (``rounds``)."""
         t = self.t
         t.say("game_start", ruleset=t.ruleset, players=t.n, custom_deck=t.custom_deck)
         for p in t.players:
             t.tell(p.seat, "role", seat=p.seat, role=p.role)
         self.announce_setup()
+        self.boundary(1, dawn=False)
+        return self.rounds(1, dawn=False)
+
+    def rounds(self, k: int, dawn: bool) -> Gen:
+        """Night ``k`` and the day after it, and so on, until a win check ends the game; ``dawn``:
+        take up at the start of day ``k`` (a checkpoint's, ``resume``), its night already played."""
+        t = self.t
         try:
-            k = 1
             while True:
-                yield from self.run_night(k)
-                self.start_day(k)
+                if not dawn:
+                    yield from self.run_night(k)
+                    self.start_day(k)
+                    self.boundary(k, dawn=True)
+                dawn = False
                 try:
                     yield from self.day_body(k)
                 except DayEnds:
@@ -54,8 +64,24 @@ class Moderator(Deaths, NightSteps, ClassicResolution, DaySteps, Wins):
                 if k >= t.opts.max_days:
                     self.end([], rule="max_days")
                 k += 1
+                self.boundary(k, dawn=False)
         except GameOver:
             return
+
+    # -- checkpoints (Game.clone) ---------------------------------------------------------------
+    # A checkpoint's ``at``: 2k - 1 at the fall of night k, 2k at the dawn of day k (after its "day" line).
+    def boundary(self, k: int, dawn: bool) -> None:
+        """Night ``k`` falls, or day ``k`` dawns: all the rules need from here on is in the table and
+        (by day) the night's choices, ``self.n``, which the day still reads."""
+        t = self.t
+        if t.keep_checkpoints:
+            t.boundary(2 * k if dawn else 2 * k - 1, self.n.copy() if dawn else None)
+
+    def resume(self, at: int, night: Night | None) -> Gen:
+        """The rules taken up again at a checkpoint (``boundary``) of this moderator's table."""
+        if night is not None:
+            self.n = night.copy()
+        return self.rounds((at + 1) // 2, dawn=at % 2 == 0)
 
     def announce_setup(self) -> None:
         """Hook: public facts of the deal a ruleset announces before night 1 (wechat's clans)."""

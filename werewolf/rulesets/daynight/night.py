@@ -57,6 +57,15 @@ class Night:
         self.k = k
         self.extra_kills: list[tuple[str, int]] = []
 
+    def copy(self) -> Night:
+        """The day still reads the night's choices (a checkpoint at dawn keeps a copy)."""
+        n = Night(self.k)
+        n.extra_kills = list(self.extra_kills)
+        n.guard, n.swap, n.dream, n.wolf, n.charm = self.guard, self.swap, self.dream, self.wolf, self.charm
+        n.save, n.poison, n.check, n.silence, n.shield = self.save, self.poison, self.check, self.silence, self.shield
+        n.infect, n.curse, n.same_guard_save_death = self.infect, self.curse, self.same_guard_save_death
+        return n
+
     def eff(self, label: int | None) -> int | None:
         """σ(label): whom a choice of ``label`` affects tonight (the magician's swap)."""
         if label is None or self.swap is None:

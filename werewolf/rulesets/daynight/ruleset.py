@@ -11,6 +11,7 @@ from typing import Any
 from werewolf.core.draws import shuffle
 from werewolf.core.errors import SetupError
 from werewolf.core.game import Flow, Setup
+from werewolf.core.table import Checkpoint
 from werewolf.roles import ROLES
 from werewolf.rulesets.daynight.moderator import Moderator
 from werewolf.rulesets.daynight.night import Step
@@ -128,6 +129,12 @@ class DayNightRuleset:
 
     def play(self, table: Any) -> Flow:
         return self.moderator(table, self.night_order, table.stop_after_day).play()
+
+    def resume(self, checkpoint: Checkpoint) -> tuple[DayNightTable, Flow]:
+        """A new table and flow that take up the game at ``checkpoint`` (``Moderator.boundary``)."""
+        t = checkpoint.table.copy(checkpoint.rng())
+        assert isinstance(t, DayNightTable)
+        return t, self.moderator(t, self.night_order, t.stop_after_day).resume(checkpoint.at, checkpoint.state)
 
     # -- decks ------------------------------------------------------------------
     def resolve_deck(self, setup: Setup) -> tuple[str, ...]:

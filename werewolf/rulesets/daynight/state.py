@@ -52,6 +52,16 @@ class Player:
         self.category = r.category
         self.pack_card = r.pack and role not in _NEVER_WITH_PACK
 
+    def copy(self) -> Player:
+        q = Player(self.seat, self.dealt)
+        q.role, q.alive, q.pending = self.role, self.alive, self.pending
+        q.death_phase, q.cause = self.death_phase, self.cause
+        q.faction, q.category, q.pack_card = self.faction, self.category, self.pack_card
+        q.idiot_revealed, q.silenced_day, q.wounded, q.lives = (self.idiot_revealed, self.silenced_day, self.wounded,
+                                                                self.lives)
+        q.swapped, q.transformed, q.disabled = self.swapped, self.transformed, self.disabled
+        return q
+
     @property
     def wolf(self) -> bool:
         """Wolf-faction now (pack wolves, hidden wolf, transformed child, ...)."""
@@ -126,6 +136,35 @@ class DayNightTable(Table):
         self.exile_rule = ""  # the rule that decided today's exile (the ``rule`` of the ``exile`` event)
         self.stop_after_day: int | None = None
         self.live_speech = False
+
+    def copy(self, rng: random.Random) -> DayNightTable:
+        other = type(self)(self.ruleset, self.opts, [], [], self.seed, rng)  # no seats: they are copied
+        self.copy_into(other)
+        return other
+
+    def copy_into(self, other: Table) -> None:
+        super().copy_into(other)
+        assert isinstance(other, DayNightTable)
+        o = other
+        o.n = self.n
+        o.players = [p.copy() for p in self.players]
+        o.alone = self.alone
+        o.by_role = {role: [o.players[p.seat - 1] for p in held] for role, held in self.by_role.items()}
+        o.center, o.in_deck = list(self.center), self.in_deck
+        o.day, o.night = self.day, self.night
+        o.sheriff, o.badge_gone, o.election_postponed = self.sheriff, self.badge_gone, self.election_postponed
+        o.last_direction = self.last_direction
+        o.guard_last, o.guarded_ever, o.silence_last = self.guard_last, set(self.guarded_ever), self.silence_last
+        o.charm_last, o.charmed, o.dream_last, o.dreamer = self.charm_last, self.charmed, self.dream_last, self.dreamer
+        o.antidote, o.poison, o.knight_used = self.antidote, self.poison, self.knight_used
+        o.lovers, o.lovers_mixed, o.lovers_double_wolf = self.lovers, self.lovers_mixed, self.lovers_double_wolf
+        o.cupid, o.model, o.transform_due = self.cupid, self.model, self.transform_due
+        o.night_dead, o.knife_voice = list(self.night_dead), self.knife_voice
+        o.last_dead, o.last_moment, o.day_moments = list(self.last_dead), self.last_moment, self.day_moments
+        o.bear_silent_announced, o.last_words_left = self.bear_silent_announced, self.last_words_left
+        o.start_categories, o.dawn_count = self.start_categories, self.dawn_count
+        o.announced_today, o.announced_day = list(self.announced_today), self.announced_day
+        o.exile_rule, o.stop_after_day, o.live_speech = self.exile_rule, self.stop_after_day, self.live_speech
 
     def coin(self) -> int:
         """The clock rule: the seeded coin, or the minute on the wall clock (odd = ascending/clockwise)."""
