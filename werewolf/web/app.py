@@ -41,6 +41,7 @@ from werewolf.web.headers import SecurityHeaders, security_headers
 from werewolf.web.limits import BodyLimit, Limits, RateLimits, TooMany, client_of
 from werewolf.web.links import Link, detect_address, server_link
 from werewolf.web.pacing import Pace
+from werewolf.web.probe import install as install_probe
 from werewolf.web.replay import install as install_replay
 from werewolf.web.requests import CreateRoom, Join, Move, Start, error_text
 from werewolf.web.rooms import KEEP_FINISHED, LOBBY_IDLE, ApiError, Hub, Room, Subscriber
@@ -407,6 +408,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
         return Record([e.as_json() for e in room.game.events], setup=room.setup.as_json(), names=dict(room.names))
 
     install_replay(app, finished_game)
+    install_probe(app)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
 
