@@ -27,7 +27,7 @@ class Probe:
         self._lock = threading.Lock()
         self.samples: dict[str, list[float]] = {}
         self.sizes: dict[str, list[int]] = {}
-        self._gc_start = 0.0
+        self._gc_start = self._gc_cpu = 0.0
 
     def add(self, name: str, seconds: float) -> None:
         with self._lock:
@@ -65,12 +65,16 @@ class Probe:
         gc.callbacks.append(self._gc)
 
     def _gc(self, phase: str, info: dict[str, Any]) -> None:
+        # Wall time (what a request waits) and the collecting thread's CPU time (what the collection costs:
+        # on a shared machine the wall time also holds the time the process was not running at all).
         if phase == "start":
-            self._gc_start = time.perf_counter()
+            self._gc_start, self._gc_cpu = time.perf_counter(), time.thread_time()
         else:
             gen = info.get("generation")
             self.since(f"gc gen{gen}", self._gc_start)
-            self.size(f"gc gen{gen}: objects collected", int(info.get("collected", 0)))
+            self.add(f"gc gen{gen}, CPU time", time.thread_time() - self._gc_cpu)
+            if gen == 2:
+                self.size("gc gen2: objects collected", int(info.get("collected", 0)))
 
     # -- the event loop's lag ----------------------------------------------------------------
     async def watch_loop(self) -> None:
