@@ -361,7 +361,8 @@ def main() -> None:
                          "POST /act answer itself")
     ap.add_argument("--probe", action="store_true",
                     help="start the server with WEREWOLF_PROBE=1 and print its own timings during play (its "
-                         "lock waits, worker thread, commits, pushes, GC pauses, event-loop lag)")
+                         "lock waits, worker thread, commits, pushes, GC pauses, event-loop lag; with --url, "
+                         "start that server with WEREWOLF_PROBE=1 yourself)")
     ap.add_argument("--url", default=None, help="a running server (loopback only; start it with --limits off, or "
                                                 "its rate limits refuse most rooms); default: start one")
     ap.add_argument("--database", default=None, help="the started server's database (default: a temporary SQLite)")
