@@ -84,7 +84,7 @@ from werewolf.core.decisions import Decision, Move
 from werewolf.core.errors import IllegalMove, WerewolfError
 from werewolf.core.events import Event
 from werewolf.core.game import Game, Setup
-from werewolf.web import inbox, pacing
+from werewolf.web import pacing
 from werewolf.web.pacing import Pace, Pacer
 from werewolf.web.probe import probe
 from werewolf.web.store import PlayerRecord, RoomRecord, StaleWrite, Store
@@ -251,7 +251,6 @@ class Room:
         self.committed = len(rec.answers)
         self.timeout = rec.timeout if rec.timeout is not None else default_timeout
         self.lock = asyncio.Lock()
-        self.inbox = inbox.Inbox()  # answers waiting for the lock, taken together (werewolf.web.inbox)
         self.version = 0
         self.subs: set[Subscriber] = set()
         self.deadlines: dict[int, tuple[Decision, float]] = {}
@@ -901,45 +900,17 @@ class Hub:
 
     async def _act(self, room: Room, seat: int, move: Move) -> None:
         asked = time.perf_counter()
-        waiting = room.inbox.put(seat, move)
         async with room.lock:
             if probe:
                 probe.since("act: lock wait", asked)
-            if not waiting.outcome.done():  # else taken by the change of an answer before it (werewolf.web.inbox)
-                await self._answer_waiting(room)
-        waiting.outcome.result()
-
-    def refusal(self, room: Room, seat: int) -> ApiError | None:
-        """Why ``seat`` may not answer now (None: it may)."""
-        if room.status == CLOSED:
-            return self.expired(room.id)
-        if room.status == "lobby":
-            return ApiError(409, "the game has not started yet")
-        if room.status == "over" or room.over():
-            return ApiError(409, "the game is over")
-        if not room.pending(seat):  # a decision not yet shown is not asked (the same words)
-            return ApiError(409, f"not your turn: seat {seat} is not asked for anything now ({room.phase()})")
-        return None
-
-    async def _answer_waiting(self, room: Room) -> None:
-        """Every answer waiting for the room, in one change (lock held; ``werewolf.web.inbox``)."""
-        batch = room.inbox.take()
-        if probe:
-            probe.size("act: answers per change", len(batch))
-        if len(batch) == 1 and (refused := self.refusal(room, batch[0].seat)) is not None:
-            inbox.settle(batch, [refused])  # alone and refused: no change at all, as always
-            return
-        errors: list[ApiError | None] = []
-        work = inbox.answer_all(room, batch, self.refusal, lambda: room.drive(self.clock()))
-        try:
-            await self._change(room, lambda: errors.extend(work()))
-        except ApiError as err:
-            inbox.settle(batch, None, err)
-        except BaseException:
-            inbox.settle(batch, None, ApiError(503, SHUTTING_DOWN))
-            raise
-        else:
-            inbox.settle(batch, errors)
+            self.check_open(room)
+            if room.status == "lobby":
+                raise ApiError(409, "the game has not started yet")
+            if room.status == "over" or room.over():
+                raise ApiError(409, "the game is over")
+            if not room.pending(seat):  # a decision not yet shown is not asked (the same words)
+                raise ApiError(409, f"not your turn: seat {seat} is not asked for anything now ({room.phase()})")
+            await self._change(room, lambda: room.game.answer(seat, move))
 
     async def decline(self, room: Room, decisions: list[Decision]) -> None:
         """Give timed-out decisions their defaults (and move the room on by its clock)."""
