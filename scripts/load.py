@@ -16,6 +16,13 @@ deltas (``?delta=true``), as the phones' page does; ``--full-views`` asks for wh
     python scripts/load.py                      # 200 rooms, own server on a free loopback port
     python scripts/load.py --rooms 20 --seconds 30
     python scripts/load.py --url http://127.0.0.1:8000   # a server already running (loopback only)
+    python scripts/load.py --probe --breakdown  # where the time goes: the server's own timings, by act
+
+``--probe`` starts the server with ``WEREWOLF_PROBE=1`` (``werewolf.web.probe``) and prints, for the play
+only, its own timings: the room lock's waits, the worker thread's queue and run, the commits (queue and
+transaction) and writes per transaction, the pushes, the garbage collector's pauses (wall and CPU time)
+and the event loop's lag, each with its percentiles and its samples over 50 and 100 ms: counts of stalls
+that a shared machine skews much less than the latencies.
 
 Bounded: at most --rooms rooms (each plays one game, or stops at --seconds), and
 it refuses any address that is not loopback.
@@ -59,6 +66,15 @@ class Stats:
     cpu_start: float | None = None  # the server's CPU seconds once every room is seated (play only)
     own_start: float = 0.0  # the load client's own CPU seconds then
     play_start: float = 0.0  # and the time
+    http: list[float] = field(default_factory=list)  # POST /act: from sending to its answer
+    by_kind: dict[str, list[float]] = field(default_factory=dict)  # latencies by act, and by phase change
+    probe: dict[str, Any] | None = None  # the server's own timings (--probe)
+
+    def latency(self, seconds: float, when: float, act: str, moved: bool) -> None:
+        self.latencies.append(seconds)
+        self.when.append(when)
+        for kind in (f"act {act}", "view moved to a new phase" if moved else "view in the same phase"):
+            self.by_kind.setdefault(kind, []).append(seconds)
 
     def error(self, kind: str) -> None:
         self.errors += 1
@@ -75,6 +91,21 @@ def server_cpu(pid: int | None) -> float | None:
     except OSError:
         return None
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def more_files() -> None:
+    """Two descriptors a player (its socket and its connection for answers): 500 rooms need 12,000, far over
+    the usual soft limit of 1,024; raised to the hard limit (as ``werewolf serve`` does for itself)."""
+    try:
+        import resource
+    except ImportError:
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and (hard == resource.RLIM_INFINITY or soft < hard):
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        except (ValueError, OSError):
+            pass
 
 
 def own_cpu() -> float:
@@ -160,6 +191,8 @@ class Player:
         self.changed = asyncio.Event()
         self.sent_at: float | None = None
         self.sent_pending: Any = None
+        self.sent_act = ""
+        self.sent_phase: Any = None
         u = urlparse(base)
         self.conn = Conn(u.hostname or "127.0.0.1", u.port or 80)
 
@@ -192,8 +225,7 @@ class Player:
                         continue
                     view = {**self.view, **view["set"], "v": view["v"]}
                 if self.sent_at is not None and view.get("pending") != self.sent_pending:
-                    self.stats.latencies.append(now - self.sent_at)
-                    self.stats.when.append(now)
+                    self.stats.latency(now - self.sent_at, now, self.sent_act, view.get("phase") != self.sent_phase)
                     self.sent_at = None
                 self.view = view
                 self.changed.set()
@@ -226,9 +258,11 @@ class Player:
             calm = [m for m in pending if m["act"] not in ("explode", "duel")]
             move = self.rng.choice(calm if calm and self.rng.random() < 0.99 else pending)
             self.sent_pending = pending
-            self.sent_at = time.perf_counter()
+            self.sent_act, self.sent_phase = move["act"], view.get("phase")
+            self.sent_at = sent = time.perf_counter()
             try:
                 status = await self.conn.post(f"/api/rooms/{self.room}/act", json.dumps(move).encode(), self.token)
+                self.stats.http.append(time.perf_counter() - sent)
             except (OSError, asyncio.IncompleteReadError, ValueError) as err:
                 self.sent_at = None
                 self.stats.error(f"act: {type(err).__name__}")
@@ -243,7 +277,7 @@ class Player:
 
 async def one_room(base: str, http: httpx.AsyncClient, stats: Stats, think: float, seed: int,
                    stop_at: float, ruleset: str, deck: str, ready: asyncio.Barrier, delay: float,
-                   pid: int | None, delta: bool) -> None:
+                   pid: int | None, delta: bool, probing: bool) -> None:
     """Create a room, seat 12 players with their sockets open; once every room is ready, play."""
     rng = random.Random(seed)
     players: list[Player] = []
@@ -265,6 +299,8 @@ async def one_room(base: str, http: httpx.AsyncClient, stats: Stats, think: floa
     if stats.cpu_start is None:
         stats.cpu_start = server_cpu(pid)
         stats.own_start, stats.play_start = own_cpu(), time.time()
+        if probing:
+            (await http.get("/api/debug/probe", params={"reset": "true"})).raise_for_status()
     if not players:
         return
     await asyncio.sleep(delay)
@@ -299,9 +335,11 @@ async def main_async(args: argparse.Namespace, base: str, pid: int | None) -> St
             rooms.append(asyncio.create_task(one_room(base, http, stats, args.think, args.seed + i, stop_at,
                                                       args.ruleset, args.deck, ready,
                                                       args.ramp * i / max(1, args.rooms), pid,
-                                                      not args.full_views)))
+                                                      not args.full_views, args.probe)))
             await asyncio.sleep(0.01)
         await asyncio.gather(*rooms)
+        if args.probe:
+            stats.probe = (await http.get("/api/debug/probe", params={"objects": "true"})).json()
     return stats
 
 
@@ -318,6 +356,13 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--connections", type=int, default=200, help="HTTP connections of the load client")
     ap.add_argument("--timeline", action="store_true", help="also print the latency per 10-second window")
+    ap.add_argument("--breakdown", action="store_true",
+                    help="also print the latency by act, by whether the view moved to a new phase, and of the "
+                         "POST /act answer itself")
+    ap.add_argument("--probe", action="store_true",
+                    help="start the server with WEREWOLF_PROBE=1 and print its own timings during play (its "
+                         "lock waits, worker thread, commits, pushes, GC pauses, event-loop lag; with --url, "
+                         "start that server with WEREWOLF_PROBE=1 yourself)")
     ap.add_argument("--url", default=None, help="a running server (loopback only; start it with --limits off, or "
                                                 "its rate limits refuse most rooms); default: start one")
     ap.add_argument("--database", default=None, help="the started server's database (default: a temporary SQLite)")
@@ -331,6 +376,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.rooms > 1000 or args.seconds > 1800:
         sys.exit("bounded: at most 1000 rooms and 1800 seconds")
+    more_files()
 
     server = None
     tmp = None
@@ -344,7 +390,8 @@ def main() -> None:
                                    "--port", str(port), "--database", db, "--timeout", "0",
                                    "--limits", "off",  # 200 rooms from one address: no rate limits
                                    *(["--pace", *map(str, args.pace)] if args.pace else [])],
-                                  cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                  cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                  env={**os.environ, **({"WEREWOLF_PROBE": "1"} if args.probe else {})})
         base = f"http://127.0.0.1:{port}"
         pid = server.pid
         for _ in range(300):
@@ -397,6 +444,24 @@ def main() -> None:
             xs = windows[k]
             print(f"  {k * 10:>4}-{k * 10 + 10:<4}s  {len(xs):>6} answers  p50 {pct(xs, 50):7.1f} ms  "
                   f"p95 {pct(xs, 95):7.1f} ms")
+    if args.breakdown and lat:
+        def line(name: str, xs: list[float]) -> str:
+            return (f"  {name:<34} {len(xs):>6}  p50 {pct(xs, 50):7.1f}  p95 {pct(xs, 95):7.1f}  "
+                    f"p99 {pct(xs, 99):7.1f}  max {max(xs):7.1f} ms")
+        print(line("POST /act answered", [x * 1000 for x in stats.http]))
+        for kind, xs in sorted(stats.by_kind.items(), key=lambda kv: -len(kv[1])):
+            print(line(kind, [x * 1000 for x in xs]))
+    if stats.probe is not None:
+        print("server's own timings (play): count, p50 / p95 / p99 / max ms, samples over 50 / 100 ms")
+        for name, f in stats.probe.items():
+            if name == "objects":
+                print(f"  objects the garbage collector tracks: {f['n']:,}; the most: "
+                      + ", ".join(f"{k} {n:,}" for k, n in f["top"][:12]))
+            elif "p50_ms" in f:
+                print(f"  {name:<38} {f['n']:>7}  {f['p50_ms']:7.2f} {f['p95_ms']:7.2f} {f['p99_ms']:7.2f} "
+                      f"{f['max_ms']:7.1f}  {f['over_50ms']:>5} {f['over_100ms']:>5}  ({f['total_s']:.1f} s in all)")
+            else:
+                print(f"  {name:<38} {f['n']:>7}  mean {f['mean']}, max {f['max']}")
     if stats.cpu_start is not None and cpu_end is not None:
         # The figure to watch on a shared machine: wall-clock latencies move with the neighbours' load,
         # the server's CPU seconds per answer and per view push much less.

@@ -30,6 +30,7 @@ def serve(host: str = "0.0.0.0", port: int = 8000, database: str | None = None, 
     from werewolf.web.links import detect_address, server_link
     from werewolf.web.logs import log_config
     from werewolf.web.protocols import protocol
+    from werewolf.web.runtime import serving
 
     app = make(database, timeout=timeout, sync=sync, public_url=public_url, keep_finished=keep_finished,
                lobby_idle=lobby_idle, limits=Limits.parse(limits) if limits else None, listen_host=host, port=port,
@@ -40,6 +41,7 @@ def serve(host: str = "0.0.0.0", port: int = 8000, database: str | None = None, 
         print("werewolf: phones cannot open a loopback address: serve with --host 0.0.0.0 on a network, or "
               "give --public-url http://ADDRESS:PORT (the address phones reach this machine at)", flush=True)
 
+    serving()  # the garbage collector's pauses and the threads' turns (werewolf.web.runtime)
     uvicorn.run(app, host=host, port=port, log_level=log_level, log_config=log_config(log_level), http=protocol(),
                 ws_ping_interval=20, ws_ping_timeout=20, ws_per_message_deflate=False,
                 ws_max_size=64 * 1024,  # clients send nothing but pings

@@ -42,6 +42,7 @@ from werewolf.web.limits import BodyLimit, Limits, RateLimits, TooMany, client_o
 from werewolf.web.links import Link, detect_address, server_link
 from werewolf.web.lobby import install as install_lobby
 from werewolf.web.pacing import Pace
+from werewolf.web.probe import install as install_probe
 from werewolf.web.replay import install as install_replay
 from werewolf.web.requests import CreateRoom, Join, Move, PackChat, Pick, Start, error_text
 from werewolf.web.rooms import KEEP_FINISHED, LOBBY_IDLE, ApiError, Hub, Room, Subscriber
@@ -483,6 +484,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
 
     install_replay(app, finished_game)
     install_lobby(app, room_of, who, bearer, lambda request: link(request).base, ERRORS)
+    install_probe(app)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
 

@@ -87,6 +87,7 @@ from werewolf.core.game import Game, Setup
 from werewolf.web import pacing, timers
 from werewolf.web import pack as wolfpack
 from werewolf.web.pacing import Pace, Pacer
+from werewolf.web.probe import probe
 from werewolf.web.seats import check_bot_kinds, seat_agents
 from werewolf.web.store import PlayerRecord, RoomRecord, StaleWrite, Store
 from werewolf.web.voice import Voice, VoiceAck
@@ -949,7 +950,10 @@ class Hub:
         await self._shielded(self._act(room, seat, move))
 
     async def _act(self, room: Room, seat: int, move: Move) -> None:
+        asked = time.perf_counter()
         async with room.lock:
+            if probe:
+                probe.since("act: lock wait", asked)
             self.check_open(room)
             if room.status == "lobby":
                 raise ApiError(409, "the game has not started yet")
@@ -1051,6 +1055,9 @@ class Hub:
         clock_started = False
 
         def work() -> None:
+            began = time.perf_counter()
+            if probe:
+                probe.since("change: worker queue", queued)
             if apply is not None:
                 try:
                     apply()
@@ -1059,8 +1066,11 @@ class Hub:
                 except wolfpack.Refused as err:  # not now (the pack's moves), before anything changed
                     raise ApiError(err.status, err.message) from None
             room.drive(self.clock())
+            if probe:
+                probe.since("change: worker run", began)
 
         try:
+            queued = time.perf_counter()
             await asyncio.get_running_loop().run_in_executor(self._worker, work)
             clock_started = room.start_talk_clock()
             write = room.write(started=started, clock=clock_started)
@@ -1073,7 +1083,10 @@ class Hub:
                                 "try again") from None
         if write is not None:
             try:
+                submitted = time.perf_counter()
                 await self.store.submit(write.write)
+                if probe:
+                    probe.since("change: commit (queue + transaction)", submitted)
             except StaleWrite as err:  # memory does not hold what the database does: the database wins
                 log.error("%s; the room is reloaded from the database", err)
                 self._drop(room)
@@ -1087,7 +1100,10 @@ class Hub:
         if started:
             room.info_version += 1
         try:
+            published = time.perf_counter()
             room.changed()
+            if probe:
+                probe.since("change: publish", published)
         except Exception:  # stored: a view that cannot be made now is made at the next change
             log.exception("room %s: publishing failed", room.id)
         self._schedule(room)
@@ -1155,8 +1171,14 @@ class Hub:
 
     async def push(self, room: Room, sub: Subscriber) -> str | None:
         """The socket's view if it changed since the last one it was sent, else None."""
+        asked = time.perf_counter()
         async with room.lock:
-            return room.push_json(sub)
+            built = time.perf_counter()
+            text = room.push_json(sub)
+            if probe:
+                probe.add("push: lock wait", built - asked)
+                probe.since("push: build", built)
+            return text
 
     # -- the clock --------------------------------------------------------------------------
     async def _tick(self) -> None:

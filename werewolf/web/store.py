@@ -59,6 +59,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection, Engine
 
+from werewolf.web.probe import probe
+
 T = TypeVar("T")
 
 metadata = MetaData()
@@ -242,6 +244,7 @@ class Store:
                 return
 
     def _commit(self, batch: list[tuple[Callable[[Connection], Any], concurrent.futures.Future[Any]]]) -> None:
+        began = time.perf_counter()
         try:
             with self.engine.begin() as conn:
                 results = [fn(conn) for fn, _ in batch]
@@ -261,6 +264,9 @@ class Store:
                 self._commit([one])
             return
         self.batches += 1
+        if probe:
+            probe.since("store: transaction", began)
+            probe.size("store: writes per transaction", len(batch))
         for (_, fut), result in zip(batch, results):
             fut.set_result(result)
 

@@ -1,0 +1,85 @@
+"""The server's interpreter settings and its probe (issue 16): structure, not timings.
+
+``werewolf serve`` freezes what is alive before serving, spaces out the full collections and shortens the
+threads' turns (werewolf.web.runtime); the probe's route exists only when the server is started with
+``WEREWOLF_PROBE`` (werewolf.web.probe). The pauses they remove are measured by ``scripts/load.py --probe``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import ROOT
+
+SERVE = """
+import gc, resource, sys
+import uvicorn
+import werewolf.web as web
+from werewolf.web.runtime import FULL_EVERY, SWITCH
+
+def run(app, **kwargs):  # what serve leaves for uvicorn: the interpreter as it serves
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    print(gc.get_freeze_count() > 50000, gc.get_threshold()[2] == FULL_EVERY, sys.getswitchinterval() == SWITCH,
+          "werewolf.rulesets.onuw" in sys.modules, soft == hard)
+
+uvicorn.run = run
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 1024), hard))  # the usual soft limit
+print(gc.get_freeze_count(), gc.get_threshold()[2] == FULL_EVERY)
+web.serve(host="127.0.0.1", port=0, database=sys.argv[1])
+"""
+
+
+def test_serve_freezes_what_is_alive_and_spaces_out_full_collections(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-c", SERVE, str(tmp_path / "db.sqlite")], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120, check=True).stdout.splitlines()
+    assert out[0] == "0 False"  # before serve: the interpreter as Python makes it
+    assert out[-1] == "True True True True True"
+
+
+def test_a_room_that_leaves_memory_is_freed_after_serving_settles() -> None:
+    """Frozen is only what lived before: a game made afterwards, cycles and all, is still collected."""
+    code = """
+import gc, weakref
+from werewolf.web.runtime import serving
+from werewolf.core.game import Game, Setup
+serving()
+g = Game(Setup("classic", deck="classic12", seed=1))
+gone = weakref.ref(g)
+del g
+gc.collect()
+print(gone() is None)
+"""
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                         check=True).stdout.split()
+    assert out == ["True"]
+
+
+def test_the_probe_answers_only_when_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from fastapi.testclient import TestClient
+
+    from werewolf.web import create_app, probe, rooms, store
+    from werewolf.web.limits import Limits
+
+    def routes() -> Any:
+        return TestClient(create_app(str(tmp_path / "p.sqlite"), timeout=0, limits=Limits.off()))
+
+    with routes() as c:
+        assert c.get("/api/debug/probe").status_code == 404
+    on = probe.Probe()
+    for module in (probe, rooms, store):  # as WEREWOLF_PROBE=1 at import would have made them
+        monkeypatch.setattr(module, "probe", on)
+    with routes() as c:
+        assert c.get("/api/debug/probe", params={"reset": "true"}).status_code == 200
+        r = c.post("/api/rooms", json={"ruleset": "classic", "deck": "classic9", "bots": list(range(2, 10))})
+        assert r.status_code == 201
+        c.post(f"/api/rooms/{r.json()['room']}/join", json={"name": "Ann"})
+        c.post(f"/api/rooms/{r.json()['room']}/start", headers={"Authorization": f"Bearer {r.json()['host_token']}"})
+        figures = c.get("/api/debug/probe", params={"objects": "true"}).json()
+    assert figures["store: transaction"]["n"] >= 1 and figures["change: worker run"]["n"] >= 1
+    assert figures["objects"]["n"] > 0

@@ -1,0 +1,65 @@
+"""The interpreter's settings for serving: the garbage collector's pauses and the threads' turns.
+
+Measured with ``scripts/load.py --probe`` (200 rooms, issue 16), two things stalled every room at once:
+
+- **Full collections.** A full collection walks every object the collector tracks and stops every thread
+  while it does (the event loop, the rooms' worker, the store's writer). In a fresh server most of those
+  objects are the libraries', the rulesets' and the catalogues' (about 70,000, against a few hundred a
+  room), and on a 2-core VM the collector walks a scattered heap slowly: each full collection under load
+  froze the server for 0.3 to 0.5 s, about every 25 s (the answer → view p99). ``serving`` loads what every
+  room will use, then moves everything alive into the permanent generation (``gc.freeze``), which no
+  collection walks; and it lets a full collection come only every ``FULL_EVERY`` collections of the
+  middle generation (tens of minutes under load, not 10 as by default). Almost everything the server
+  makes is freed by its reference count (a full collection after minutes under load finds a few thousand
+  objects in cycles), so the memory left to the rare full collections stays small, and a room that
+  leaves memory still frees all of it.
+- **The threads' turns.** The store's writer and the rooms' worker need the interpreter's lock between
+  their steps (each SQLite call lets it go); while the event loop holds it, a waiting thread gets it
+  only at the next switch interval (5 ms by default), so a commit of four statements could wait 20 ms
+  for nothing. ``SWITCH`` makes those waits short.
+
+And **open files**: each phone holds a socket, and a load of 500 rooms (6,000 sockets, and as many
+connections for the answers) is far beyond the usual soft limit of 1,024 descriptors a process; the
+server raises its own soft limit to the hard one the system allows.
+
+``werewolf serve`` calls ``serving`` once, before serving; tests and embedders keep the interpreter as is.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+
+FULL_EVERY = 1000  # collections of the middle generation between two full ones (CPython's default: 10)
+SWITCH = 0.001  # seconds a thread holds the interpreter while another waits for it (CPython's default: 0.005)
+
+
+def serving() -> int:
+    """Load the rulesets and the narration, freeze every object alive, space out the full collections and
+    shorten the threads' turns; how many objects were frozen."""
+    import werewolf.web.text  # noqa: F401 - the narration and the catalogues it loads
+    from werewolf.rulesets import MODULES, get_ruleset
+
+    for name in MODULES:
+        get_ruleset(name)
+    gc.collect()  # what is garbage now is freed, not frozen
+    gc.freeze()
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, FULL_EVERY)
+    sys.setswitchinterval(SWITCH)
+    more_files()
+    return gc.get_freeze_count()
+
+
+def more_files() -> None:
+    """The soft limit of open files raised to the hard one (where the system has such limits)."""
+    try:
+        import resource
+    except ImportError:  # not on this system (Windows)
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and (hard == resource.RLIM_INFINITY or soft < hard):
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        except (ValueError, OSError):  # e.g. a hard limit the kernel caps lower: keep the soft one
+            pass
