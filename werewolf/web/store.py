@@ -24,6 +24,10 @@ told "stored" only once its rows are committed. Work whose caller went away befo
 it began is skipped; once begun, it is done. SQLite runs in WAL mode; with
 ``synchronous=NORMAL`` a commit survives the death of the process (SIGKILL), and
 ``sync="full"`` also survives a power cut, at the cost of an fsync per batch.
+
+On PostgreSQL every change of a room is also announced (``announce``: a NOTIFY on
+``CHANNEL``, sent by the server only when the transaction commits) to the other
+servers of a cluster sharing the database (``werewolf.web.cluster``).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import concurrent.futures
 import json
 import os
 import queue
+import secrets
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -100,6 +105,26 @@ answers = Table(
     Column("value", Text, nullable=False),
     Column("at", Float, nullable=False),
 )
+
+CHANNEL = "werewolf_rooms"  # PostgreSQL's NOTIFY channel of the rooms' changes (werewolf.web.cluster)
+_WRITER: tuple[int, str] = (0, "")
+
+
+def writer() -> str:
+    """This process's name in the announcements (so that it skips its own): random, new in a forked child."""
+    global _WRITER
+    if _WRITER[0] != os.getpid():
+        _WRITER = (os.getpid(), secrets.token_hex(6))
+    return _WRITER[1]
+
+
+def announce(conn: Connection, room_id: str, answers: int | None = None) -> None:
+    """Tell every server listening on the database, once this transaction commits, that the room changed
+    (``answers``: how many it has stored then, if known). PostgreSQL only: SQLite serves one process."""
+    if conn.dialect.name == "postgresql":
+        payload = f"{room_id} {-1 if answers is None else answers} {writer()}"
+        conn.execute(text("SELECT pg_notify(:channel, :payload)"), {"channel": CHANNEL, "payload": payload})
+
 
 def database_url(database: str | None) -> str:
     """A SQLAlchemy URL from ``--database``: a file path (SQLite) or a URL.
@@ -250,6 +275,7 @@ class Store:
         def run(conn: Connection) -> None:
             conn.execute(insert(players).values(room_id=room_id, seat=p.seat, name=p.name,
                                                 token_hash=p.token_hash, joined=p.joined or time.time()))
+            announce(conn, room_id)
         return run
 
     @staticmethod
@@ -259,6 +285,7 @@ class Store:
             if bots is not None:
                 values["bots"] = json.dumps(sorted(bots))
             conn.execute(update(rooms).where(rooms.c.id == room_id).values(**values))
+            announce(conn, room_id)
         return run
 
     @staticmethod
@@ -267,6 +294,8 @@ class Store:
         def run(conn: Connection) -> bool:
             done = conn.execute(update(rooms).where(rooms.c.id == room_id, rooms.c.status == "lobby")
                                 .values(status="closed"))
+            if done.rowcount:
+                announce(conn, room_id)
             return bool(done.rowcount)
         return run
 
@@ -284,6 +313,7 @@ class Store:
     def set_talk_ends(room_id: str, ends: float) -> Callable[[Connection], None]:
         def run(conn: Connection) -> None:
             conn.execute(update(rooms).where(rooms.c.id == room_id).values(talk_ends=ends))
+            announce(conn, room_id)
         return run
 
     @staticmethod
@@ -333,6 +363,7 @@ class Store:
             answers_of(conn)
             if values:
                 conn.execute(update(rooms).where(rooms.c.id == room_id).values(**values))
+            announce(conn, room_id, start + len(rows))
         return run
 
     # -- the reads ------------------------------------------------------------------------------

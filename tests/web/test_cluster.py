@@ -1,0 +1,214 @@
+"""Several servers, one service (werewolf.web.cluster): two ``werewolf serve`` processes on one PostgreSQL
+database serve the same room; a phone may use either; SIGKILL of one (the room's owner, or not) loses
+nothing and the other goes on. Skipped without PostgreSQL (``WEREWOLF_TEST_POSTGRES``, set by scripts/test).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psycopg
+import pytest
+from websockets.sync.client import connect
+
+from werewolf.core.game import Game
+from werewolf.web.cluster import lock_key
+from werewolf.web.rooms import Room, setup_from_json
+from werewolf.web.store import Store, database_url
+
+from .conftest import Server, auth
+
+HUMANS = 7  # of 12 seats; the other five are bots
+LIMIT = 120.0  # seconds a game may take at most
+
+
+@pytest.fixture
+def pair(postgres_db: str, tmp_path: Path) -> Iterator[tuple[Server, Server]]:
+    a = Server(postgres_db, log=tmp_path / "a.log").start()
+    b = Server(postgres_db, log=tmp_path / "b.log").start()
+    try:
+        yield a, b
+    finally:
+        a.stop()
+        b.stop()
+
+
+def calm(pending: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
+    moves = [m for m in pending if m["act"] not in ("explode", "duel")] or pending
+    return dict(rng.choice(moves))
+
+
+class Table:
+    """One room's people, each seat on its own server (its views from one, its answers to the other)."""
+
+    def __init__(self, servers: list[Server], seed: int) -> None:
+        self.servers = servers
+        self.rng = random.Random(seed)
+        self.clients = [httpx.Client(base_url=s.url, timeout=10) for s in servers]
+        first = self.clients[0]
+        r = first.post("/api/rooms", json={"ruleset": "classic", "deck": "classic12", "seed": seed})
+        assert r.status_code == 201, r.text
+        self.rid, self.host = r.json()["room"], r.json()["host_token"]
+        self.tokens: dict[int, str] = {}
+        for i in range(HUMANS):  # the seats are taken on both servers, in turn
+            j = self.clients[i % 2].post(f"/api/rooms/{self.rid}/join", json={"name": f"player {i}"})
+            assert j.status_code == 200, j.text
+            self.tokens[j.json()["seat"]] = j.json()["token"]
+        self.acked: dict[int, list[str]] = {s: [] for s in self.tokens}
+
+    def close(self) -> None:
+        for c in self.clients:
+            c.close()
+
+    def client(self, seat: int, answering: bool = False) -> httpx.Client:
+        live = [c for c, s in zip(self.clients, self.servers) if s.proc is not None]
+        return live[(seat + answering) % len(live)]
+
+    def view(self, seat: int, **params: str) -> dict[str, Any]:
+        r = self.client(seat).get(f"/api/rooms/{self.rid}/view", headers=auth(self.tokens[seat]), params=params)
+        assert r.status_code == 200, r.text
+        return dict(r.json())
+
+    def start(self) -> None:
+        r = self.clients[1].post(f"/api/rooms/{self.rid}/start", headers=auth(self.host),
+                                 json={"fill_with_bots": True})
+        assert r.status_code == 200, r.text
+
+    def step(self) -> bool:
+        """One person answers (on the server its views do not come from); False once the game is over."""
+        deadline = time.time() + 10
+        while True:
+            vs = {s: self.view(s) for s in self.tokens}
+            if any(v["game_over"] for v in vs.values()):
+                return False
+            asked = [s for s, v in vs.items() if v["pending"]]
+            if asked:
+                break
+            assert time.time() < deadline, "nobody is asked anything and the game is not over"
+            time.sleep(0.05)  # the room's owner moves it on (the pacer, the bots)
+        seat = self.rng.choice(asked)
+        move = calm(vs[seat]["pending"], self.rng)
+        r = self.client(seat, answering=True).post(f"/api/rooms/{self.rid}/act", json=move,
+                                                   headers=auth(self.tokens[seat]))
+        assert r.status_code == 200, r.text
+        self.acked[seat].append(move["act"])
+        # The seat's own phone, on the other server, hears of it (at once, give or take a NOTIFY).
+        end = time.time() + 10
+        while self.view(seat) == vs[seat]:
+            assert time.time() < end, "the answer never reached the seat's view on the other server"
+            time.sleep(0.01)
+        return True
+
+    def settled(self) -> dict[int, dict[str, Any]]:
+        """Every seat's view once the room waits for a person (the same twice in a row)."""
+        last: dict[int, dict[str, Any]] | None = None
+        end = time.time() + 10
+        while time.time() < end:
+            vs = {s: self.view(s) for s in self.tokens}
+            if vs == last and any(v["pending"] for v in vs.values()):
+                return vs
+            last = vs
+            time.sleep(0.1)
+        raise AssertionError("the room did not settle")
+
+    def play(self, answers: int | None = None) -> None:
+        end = time.time() + LIMIT
+        n = 0
+        while (answers is None or n < answers) and self.step():
+            n += 1
+            assert time.time() < end, "the game did not end in time"
+
+
+def owner_pid(database: str, room_id: str) -> int | None:
+    """The process id of the server holding the room's lock (its application_name ends with it)."""
+    key = lock_key(room_id)
+    with psycopg.connect(database) as conn:
+        row = conn.execute(
+            "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+            "WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 "
+            "AND ((l.classid::bigint << 32) | l.objid::bigint) = %s", (key,)).fetchone()
+    return int(row[0].rsplit(" ", 1)[1]) if row else None
+
+
+def single_process_view(database: str, room_id: str, seat: int | None) -> dict[str, Any]:
+    """The view one process gives of the stored room: the room rebuilt from the database alone."""
+    store = Store(database_url(database))
+    try:
+        (rec,) = store.call(Store.load([room_id]))
+    finally:
+        store.close()
+    return dict(json.loads(Room(rec, 0.0).view_json(seat, False, "en")))
+
+
+def check_log(table: Table, log: dict[str, Any], at_kill: dict[int, int] | None = None) -> None:
+    answers = log["answers"]
+    replayed = Game.replay(setup_from_json(log["setup"]), [tuple(a) for a in answers])
+    assert replayed.over
+    assert json.loads(json.dumps([e.as_json() for e in replayed.events])) == log["events"]
+    for s, mine in table.acked.items():
+        logged = [act for seat, act, _ in answers if seat == s]
+        # Every acknowledged answer is in the log, once and in order (an act's answers may be a|b acts).
+        assert len(logged) == len(mine), (s, mine, logged)
+        assert all(m in a.split("|") for m, a in zip(mine, logged)), (s, mine, logged)
+
+
+def test_one_room_on_two_servers(pair: tuple[Server, Server], postgres_db: str) -> None:
+    a, b = pair
+    table = Table([a, b], seed=2024)
+    try:
+        # A phone of server B hears what is answered on server A.
+        seat = next(s for s in table.tokens if table.client(s) is table.clients[1])
+        with connect(f"ws://127.0.0.1:{b.port}/api/rooms/{table.rid}/ws?lang=en",
+                     subprotocols=["werewolf", f"token.{table.tokens[seat]}"]) as ws:  # type: ignore[list-item]
+            assert json.loads(ws.recv(timeout=10))["phase"] == "lobby"
+            table.start()  # on B; A created the room and drives it
+            assert owner_pid(postgres_db, table.rid) == a.proc.pid  # type: ignore[union-attr]
+            table.play()
+            last = None
+            end = time.time() + 10
+            while time.time() < end:
+                last = json.loads(ws.recv(timeout=10))
+                if last["game_over"]:
+                    break
+            assert last is not None and last["game_over"]
+        log = table.clients[0].get(f"/api/rooms/{table.rid}/log").json()
+        assert table.clients[1].get(f"/api/rooms/{table.rid}/log").json() == log
+        check_log(table, log)
+        assert last == table.view(seat, lang="en")
+        # Every seat's view is the same on both servers, and what one process gives of the stored game.
+        for s, token in table.tokens.items():
+            on = [c.get(f"/api/rooms/{table.rid}/view", headers=auth(token), params={"lang": "en"}).json()
+                  for c in table.clients]
+            assert on[0] == on[1] == single_process_view(postgres_db, table.rid, s), s
+        public = [c.get(f"/api/rooms/{table.rid}/public", params={"lang": "en"}).json() for c in table.clients]
+        assert public[0] == public[1] == single_process_view(postgres_db, table.rid, None)
+    finally:
+        table.close()
+
+
+@pytest.mark.parametrize("killed", ["owner", "follower"])
+def test_sigkill_of_one_server_loses_nothing(pair: tuple[Server, Server], postgres_db: str, killed: str) -> None:
+    a, b = pair
+    table = Table([a, b], seed=77)
+    try:
+        table.start()
+        table.play(answers=10)
+        owner = owner_pid(postgres_db, table.rid)
+        assert owner == a.proc.pid  # type: ignore[union-attr]
+        victim, survivor = (a, b) if killed == "owner" else (b, a)
+        before = table.settled()
+        victim.kill()  # SIGKILL: its session, and the room's lock if it held it, end with it
+        # Nothing is lost: every seat's view on the survivor is what it was.
+        assert table.settled() == before
+        table.play()  # the survivor takes the room over (bots, pacer) and the game goes to its end
+        assert owner_pid(postgres_db, table.rid) in (None, survivor.proc.pid)  # type: ignore[union-attr]
+        log = table.client(0).get(f"/api/rooms/{table.rid}/log").json()
+        check_log(table, log)
+    finally:
+        table.close()
