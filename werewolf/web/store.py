@@ -108,6 +108,7 @@ answers = Table(
 
 CHANNEL = "werewolf_rooms"  # PostgreSQL's NOTIFY channel of the rooms' changes (werewolf.web.cluster)
 _WRITER: tuple[int, str] = (0, "")
+SCHEMA_LOCK = 0x7765726577  # the advisory lock held while a server makes or updates the tables
 
 
 def writer() -> str:
@@ -186,8 +187,11 @@ class Store:
     def __init__(self, url: str, *, sync: str = "normal") -> None:
         self.url = url
         self.engine: Engine = _engine(url, sync)
-        metadata.create_all(self.engine)
-        _add_columns(self.engine)
+        with self.engine.begin() as schema:
+            if schema.dialect.name == "postgresql":  # servers of a cluster starting at once: one at a time
+                schema.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK})
+            metadata.create_all(self.engine)
+            _add_columns(self.engine)
         self._queue: queue.Queue[Any] = queue.Queue()
         self._thread = threading.Thread(target=self._run, name="werewolf-store", daemon=True)
         self._thread.start()
