@@ -35,6 +35,7 @@ SQLite serves one process only (``werewolf serve --workers`` refuses it).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import hashlib
 import json
@@ -91,25 +92,25 @@ class Fresh:
     bots: list[int]
     paced: int | None
     talk_ends: float | None
-    seats: dict[int, tuple[str, str]]  # seat -> (name, token hash)
+    seats: dict[int, tuple[str, str]] | None  # seat -> (name, token hash); None: not read (taken at the start)
     answers: list[tuple[int, str, Any]]  # the answers from the copy's count on
 
 
-def read(room_id: str, since: int) -> Callable[[Connection], Fresh | None]:
-    """The room's row, seats and answers from ``since`` on (None: no such room). The row is read first: the
-    answers read after it are at least those its pacer's count speaks of."""
+def read(room_id: str, since: int, seats: bool = True) -> Callable[[Connection], Fresh | None]:
+    """The room's row, seats (if ``seats``) and answers from ``since`` on (None: no such room). The row is
+    read first: the answers read after it are at least those its pacer's count speaks of."""
     def run(conn: Connection) -> Fresh | None:
         row = conn.execute(select(rooms.c.status, rooms.c.bots, rooms.c.paced, rooms.c.talk_ends)
                            .where(rooms.c.id == room_id)).first()
         if row is None:
             return None
-        seats = {p.seat: (p.name, p.token_hash)
+        taken = {p.seat: (p.name, p.token_hash)
                  for p in conn.execute(select(players.c.seat, players.c.name, players.c.token_hash)
-                                       .where(players.c.room_id == room_id))}
+                                       .where(players.c.room_id == room_id))} if seats else None
         new = [(a.seat, a.act, json.loads(a.value)) for a in conn.execute(
             select(answers.c.seat, answers.c.act, answers.c.value)
             .where(answers.c.room_id == room_id, answers.c.idx >= since).order_by(answers.c.idx))]
-        return Fresh(row.status, json.loads(row.bots), row.paced, row.talk_ends, seats, new)
+        return Fresh(row.status, json.loads(row.bots), row.paced, row.talk_ends, taken, new)
     return run
 
 
@@ -136,6 +137,10 @@ class Cluster:
         self._ticker: asyncio.Task[None] | None = None
         self._wanted: set[str] = set()  # rooms announced whose catch-up has not begun
         self.listening = asyncio.Event()
+        # Catch-ups read on connections of their own, not in the store's writer thread: a read need not wait
+        # for the commit (and its flush to disk) of a batch of writes.
+        self._readers = concurrent.futures.ThreadPoolExecutor(2, thread_name_prefix="werewolf-catch-up")
+        self.conflicts = 0  # changes made again because another server wrote first (for the logs)
 
     # -- life -------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -156,6 +161,9 @@ class Cluster:
                 await self._locks.close()  # the session ends: every room's lock goes with it
         self._locks = None
         self.owned.clear()
+        self._readers.shutdown(wait=True)
+        if self.conflicts:
+            log.info("cluster: %d change(s) made again after another server wrote first", self.conflicts)
 
     async def _connect_locks(self) -> None:
         import psycopg
@@ -322,7 +330,9 @@ class Cluster:
         self._wanted.discard(room.id)
         if hub.rooms.get(room.id) is not room:
             return False
-        fresh = await hub.store.submit(read(room.id, room.committed))
+        # The seats are read while the copy is a lobby's: no seat is taken once the game has started.
+        fresh = await asyncio.get_running_loop().run_in_executor(self._readers, self._read, room.id, room.committed,
+                                                                 room.status == "lobby")
         if fresh is None:
             return False
         try:
@@ -341,14 +351,19 @@ class Cluster:
             hub._spawn(hub.pace_room(room))  # the others' answers are the owner's to move on from
         return True
 
+    def _read(self, room_id: str, since: int, seats: bool) -> Fresh | None:
+        with self.hub.store.engine.connect() as conn:
+            return read(room_id, since, seats)(conn)
+
     def _apply(self, room: Room, fresh: Fresh) -> bool:
         moved = False
         for seat, act, value in fresh.answers:
             take(room.game, seat, act, value)
             room.committed += 1
             moved = True
-        names = {s: n for s, (n, _) in fresh.seats.items()}
-        hashes = {s: h for s, (_, h) in fresh.seats.items()}
+        seats = fresh.seats if fresh.seats is not None else {s: (n, room.hashes[s]) for s, n in room.names.items()}
+        names = {s: n for s, (n, _) in seats.items()}
+        hashes = {s: h for s, (_, h) in seats.items()}
         if names != room.names or hashes != room.hashes or set(fresh.bots) != room.bots \
                 or fresh.status != room.status:
             if room.status == "lobby" and fresh.status != "lobby":
@@ -380,6 +395,7 @@ class Cluster:
             try:
                 return await self.hub._shielded(make())
             except Behind:  # caught up already
+                self.conflicts += 1
                 if last:
                     raise
             except IntegrityError:  # a seat taken on another server at the same moment
