@@ -392,6 +392,8 @@ class Cluster:
 
         for attempt in range(ATTEMPTS):
             last = attempt == ATTEMPTS - 1
+            if room.id in self._wanted:  # announced and not yet read: read first, rather than be refused
+                await self.catch_up(room)
             try:
                 return await self.hub._shielded(make())
             except Behind:  # caught up already
