@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import json
 import random
+import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +25,7 @@ from werewolf.web.cluster import lock_key
 from werewolf.web.rooms import Room, setup_from_json
 from werewolf.web.store import Store, database_url
 
-from .conftest import Server, auth
+from .conftest import ROOT, Server, auth, free_port
 
 HUMANS = 7  # of 12 seats; the other five are bots
 LIMIT = 120.0  # seconds a game may take at most
@@ -212,3 +215,51 @@ def test_sigkill_of_one_server_loses_nothing(pair: tuple[Server, Server], postgr
         check_log(table, log)
     finally:
         table.close()
+
+
+def test_workers_need_postgresql(tmp_path: Path) -> None:
+    r = subprocess.run([sys.executable, "-m", "werewolf.cli", "serve", "--database", str(tmp_path / "w.sqlite"),
+                        "--workers", "2"], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert r.returncode == 2
+    assert "--workers 2" in r.stderr and "PostgreSQL" in r.stderr and "SQLite serves one process" in r.stderr
+    assert not (tmp_path / "w.sqlite").exists()  # refused before anything was made
+
+
+def test_workers_share_one_port(postgres_db: str, tmp_path: Path) -> None:
+    """``serve --workers 2``: two processes behind one port play a game to its end, both serving."""
+    port = free_port()
+    log = open(tmp_path / "workers.log", "wb")  # noqa: SIM115 (the child holds it)
+    proc = subprocess.Popen([sys.executable, "-m", "werewolf.cli", "serve", "--host", "127.0.0.1", "--port",
+                             str(port), "--database", postgres_db, "--timeout", "0", "--limits", "off", "--pace",
+                             "0", "0", "--workers", "2"], cwd=ROOT, stdout=log, stderr=log)
+    log.close()
+    server = Server(postgres_db, port=port)
+    server.proc = proc  # type: ignore[assignment]
+    try:
+        end = time.time() + 60
+        while len(servers_on(postgres_db)) < 2:
+            assert proc.poll() is None, (tmp_path / "workers.log").read_text()
+            assert time.time() < end, "the two workers did not start"
+            time.sleep(0.2)
+        table = Table([server, server], seed=5)
+        try:
+            table.start()
+            table.play()
+            check_log(table, table.clients[0].get(f"/api/rooms/{table.rid}/log").json())
+        finally:
+            table.close()
+        assert len(servers_on(postgres_db)) == 2
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def servers_on(database: str) -> set[str]:
+    """The servers connected to the database (their sessions' application_name)."""
+    with psycopg.connect(database) as conn:
+        rows = conn.execute("SELECT DISTINCT application_name FROM pg_stat_activity "
+                            "WHERE datname = current_database() AND application_name LIKE 'werewolf %'").fetchall()
+    return {r[0] for r in rows}
