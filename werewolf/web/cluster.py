@@ -42,6 +42,7 @@ import json
 import logging
 import os
 import socket
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -140,6 +141,8 @@ class Cluster:
         # Catch-ups read on connections of their own, not in the store's writer thread: a read need not wait
         # for the commit (and its flush to disk) of a batch of writes.
         self._readers = concurrent.futures.ThreadPoolExecutor(2, thread_name_prefix="werewolf-catch-up")
+        self._reading = threading.local()  # each reader's connection, kept (no checkout and ping per read)
+        self._read_conns: list[Connection] = []
         self.conflicts = 0  # changes made again because another server wrote first (for the logs)
 
     # -- life -------------------------------------------------------------------------------
@@ -162,6 +165,10 @@ class Cluster:
         self._locks = None
         self.owned.clear()
         self._readers.shutdown(wait=True)
+        for conn in self._read_conns:
+            with contextlib.suppress(Exception):
+                conn.close()
+        self._read_conns.clear()
         if self.conflicts:
             log.info("cluster: %d change(s) made again after another server wrote first", self.conflicts)
 
@@ -352,8 +359,18 @@ class Cluster:
         return True
 
     def _read(self, room_id: str, since: int, seats: bool) -> Fresh | None:
-        with self.hub.store.engine.connect() as conn:
-            return read(room_id, since, seats)(conn)
+        conn: Connection | None = getattr(self._reading, "conn", None)
+        if conn is None or conn.closed or conn.invalidated:
+            conn = self._reading.conn = self.hub.store.engine.connect()
+            self._read_conns.append(conn)
+        try:
+            with conn.begin():
+                return read(room_id, since, seats)(conn)
+        except Exception:
+            self._reading.conn = None  # a new connection for the next read
+            with contextlib.suppress(Exception):
+                conn.close()
+            raise
 
     def _apply(self, room: Room, fresh: Fresh) -> bool:
         moved = False
