@@ -170,8 +170,8 @@ def test_one_room_on_two_servers(pair: tuple[Server, Server], postgres_db: str) 
         with connect(f"ws://127.0.0.1:{b.port}/api/rooms/{table.rid}/ws?lang=en",
                      subprotocols=["werewolf", f"token.{table.tokens[seat]}"]) as ws:  # type: ignore[list-item]
             assert json.loads(ws.recv(timeout=10))["phase"] == "lobby"
-            table.start()  # on B; A created the room and drives it
-            assert owner_pid(postgres_db, table.rid) == a.proc.pid  # type: ignore[union-attr]
+            table.start()  # on B; A created the room and drives it (B does if it took the room's lock first)
+            assert owner_pid(postgres_db, table.rid) in (a.proc.pid, b.proc.pid)  # type: ignore[union-attr]
             table.play()
             last = None
             end = time.time() + 10
@@ -203,8 +203,9 @@ def test_sigkill_of_one_server_loses_nothing(pair: tuple[Server, Server], postgr
         table.start()
         table.play(answers=10)
         owner = owner_pid(postgres_db, table.rid)
-        assert owner == a.proc.pid  # type: ignore[union-attr]
-        victim, survivor = (a, b) if killed == "owner" else (b, a)
+        assert owner in (a.proc.pid, b.proc.pid)  # type: ignore[union-attr]
+        driver, other = (a, b) if owner == a.proc.pid else (b, a)  # type: ignore[union-attr]
+        victim, survivor = (driver, other) if killed == "owner" else (other, driver)
         before = table.settled()
         victim.kill()  # SIGKILL: its session, and the room's lock if it held it, end with it
         # Nothing is lost: every seat's view on the survivor is what it was.
