@@ -207,7 +207,14 @@ class Cluster:
         got = await self._query("SELECT k FROM unnest(%s::bigint[]) AS k WHERE pg_try_advisory_lock(k)",
                                 (list(by_key),))
         taken = [by_key[k] for (k,) in got]
+        # A lock taken twice in one session is held twice: one claimed meanwhile by another task of this
+        # server (the statements run one at a time) is given back once.
+        twice = [i for i in taken if i in self.owned]
+        taken = [i for i in taken if i not in twice]
         self.owned.update(taken)
+        if twice:
+            await self._query("SELECT pg_advisory_unlock(k) FROM unnest(%s::bigint[]) AS k",
+                              ([lock_key(i) for i in twice],))
         return taken
 
     async def _unlock(self, ids: Sequence[str]) -> None:
@@ -226,7 +233,7 @@ class Cluster:
 
     async def adopt(self) -> list[RoomRecord]:
         """The unfinished rooms no server holds and this one does not have, claimed and loaded."""
-        ids = [i for i in await self._orphans() if i not in self.hub.rooms]
+        ids = [i for i in await self._orphans() if i not in self.hub.rooms and i not in self.owned]
         taken = await self._try_locks(ids)
         if not taken:
             return []
