@@ -23,6 +23,7 @@ only, its own timings: the room lock's waits, the worker thread's queue and run,
 transaction) and writes per transaction, the pushes, the garbage collector's pauses (wall and CPU time)
 and the event loop's lag, each with its percentiles and its samples over 50 and 100 ms: counts of stalls
 that a shared machine skews much less than the latencies.
+    python scripts/load.py --workers 2 --database postgresql://user@127.0.0.1/db   # two processes, one port
 
 Bounded: at most --rooms rooms (each plays one game, or stops at --seconds), and
 it refuses any address that is not loopback.
@@ -82,7 +83,8 @@ class Stats:
 
 
 def server_cpu(pid: int | None) -> float | None:
-    """The server process's CPU seconds so far (user + system, its threads included), from /proc."""
+    """The server's CPU seconds so far (user + system, its threads included), from /proc: the process and
+    its live children (the workers of ``serve --workers``)."""
     if pid is None:
         return None
     try:
@@ -90,7 +92,13 @@ def server_cpu(pid: int | None) -> float | None:
             fields = f.read().rsplit(")", 1)[1].split()
     except OSError:
         return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    total = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            children = [int(c) for c in f.read().split()]
+    except OSError:
+        children = []
+    return total + sum(server_cpu(c) or 0.0 for c in children)
 
 
 def more_files() -> None:
@@ -366,6 +374,8 @@ def main() -> None:
     ap.add_argument("--url", default=None, help="a running server (loopback only; start it with --limits off, or "
                                                 "its rate limits refuse most rooms); default: start one")
     ap.add_argument("--database", default=None, help="the started server's database (default: a temporary SQLite)")
+    ap.add_argument("--workers", type=int, default=1,
+                    help="the started server's --workers: processes sharing its port (needs a PostgreSQL --database)")
     ap.add_argument("--pace", type=float, nargs=2, default=None, metavar=("MIN", "MAX"),
                     help="the started server's --pace: seconds each night step lasts (default: the server's, "
                          "4 9; 0 0 plays the nights as fast as the players answer, as before pacing)")
@@ -389,6 +399,7 @@ def main() -> None:
         server = subprocess.Popen([sys.executable, "-m", "werewolf.cli", "serve", "--host", "127.0.0.1",
                                    "--port", str(port), "--database", db, "--timeout", "0",
                                    "--limits", "off",  # 200 rooms from one address: no rate limits
+                                   "--workers", str(args.workers),
                                    *(["--pace", *map(str, args.pace)] if args.pace else [])],
                                   cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                   env={**os.environ, **({"WEREWOLF_PROBE": "1"} if args.probe else {})})
@@ -406,7 +417,8 @@ def main() -> None:
     base = base.rstrip("/")
     loopback_only(base)
     print(f"load: {args.rooms} rooms × 12 players ({args.ruleset} {args.deck}), think {args.think}s mean, "
-          f"at most {args.seconds:.0f}s, against {base}", flush=True)
+          f"at most {args.seconds:.0f}s, against {base}"
+          + (f" ({args.workers} server processes)" if args.workers > 1 else ""), flush=True)
     t0 = time.time()
     cpu_end = None
     own_end = play_end = 0.0

@@ -134,9 +134,12 @@ def play_command(ruleset: str, deck: str | None, players: int | None, seat: int 
 @click.option("--pace", type=(float, float), default=(4.0, 9.0), show_default=True, metavar="MIN MAX",
               help="Seconds every night step lasts, drawn between MIN and MAX, whether its role is played, "
                    "dead or absent (so that timing tells nothing); a room may set its own.")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Server processes sharing the port, each serving every room (PostgreSQL only; several "
+                   "`werewolf serve` on one PostgreSQL database do the same).")
 def serve_command(host: str, port: int, database: str, timeout: float, public_url: str | None,
                   keep_finished: float, lobby_hours: float, limits: str | None, log_level: str,
-                  pace: tuple[float, float]) -> None:
+                  pace: tuple[float, float], workers: int) -> None:
     """Serve the web app: rooms, phones, the spoken moderator, the JSON API (/docs)."""
     try:
         import fastapi  # noqa: F401
@@ -160,9 +163,15 @@ def serve_command(host: str, port: int, database: str, timeout: float, public_ur
     except ValueError as err:
         _fail(f"--pace: {err}")
         return
+    from werewolf.web.store import database_url
+
+    if workers > 1 and not database_url(database).startswith("postgresql"):
+        _fail(f"--workers {workers}: several server processes need a PostgreSQL database (--database "
+              "postgresql://user@host/db); SQLite serves one process")
+        return
     serve(host=host, port=port, database=database, timeout=timeout, public_url=public_url,
           keep_finished=keep_finished * 60, lobby_idle=lobby_hours * 3600, limits=limits, log_level=log_level,
-          pace=pace)
+          pace=pace, workers=workers)
 
 
 @main.command("options")

@@ -69,7 +69,7 @@ import secrets
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import IntegrityError
 
@@ -91,6 +91,9 @@ from werewolf.web.probe import probe
 from werewolf.web.seats import check_bot_kinds, seat_agents
 from werewolf.web.store import PlayerRecord, RoomRecord, StaleWrite, Store
 from werewolf.web.voice import Voice, VoiceAck
+
+if TYPE_CHECKING:
+    from werewolf.web.cluster import Cluster
 
 log = logging.getLogger("werewolf.web")
 
@@ -157,6 +160,10 @@ class ApiError(Exception):
         super().__init__(message)
         self.status = status
         self.message = message
+
+
+class Behind(ApiError):
+    """A change refused because another server of the cluster wrote first (the room has caught up since)."""
 
 
 def new_token() -> str:
@@ -746,6 +753,13 @@ class Hub:
         self._worker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="werewolf-bots")
         self._tasks: set[asyncio.Task[None]] = set()
         self.closing = False  # stopping: no new change is begun, no timer set
+        # On PostgreSQL, one server of several (werewolf.web.cluster): the others' changes come in, and the
+        # clock of a room (pacer, bots, timeouts) is driven by one server only, its owner.
+        self.cluster: Cluster | None = None
+        if store.url.startswith("postgresql"):
+            from werewolf.web.cluster import Cluster
+
+            self.cluster = Cluster(self)
 
     # -- life -------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -754,7 +768,11 @@ class Hub:
             closed = await self.store.submit(Store.close_idle_lobbies(self.clock() - self.lobby_idle))
             if closed:
                 log.info("closed %d lobby(ies) idle for over %g hours", closed, self.lobby_idle / 3600)
-        records = await self.store.submit(Store.load(unfinished=True))
+        if self.cluster is not None:  # only the rooms no other server holds, claimed
+            await self.cluster.start()
+            records = await self.cluster.adopt()
+        else:
+            records = await self.store.submit(Store.load(unfinished=True))
         for rec in records:
             room = self._make(rec)
             if room is not None and room.status == "playing":
@@ -790,6 +808,8 @@ class Hub:
                 sub.closed = True
                 sub.dirty.set()
         self._worker.shutdown(wait=True)
+        if self.cluster is not None:
+            await self.cluster.stop()
 
     def _room(self, rec: RoomRecord) -> Room:
         return Room(rec, self.timeout, self.clock, self.pace, self.rng)
@@ -802,12 +822,20 @@ class Hub:
             self.broken[rec.id] = str(err)
             return None
         self.rooms[rec.id] = room
+        if self.cluster is not None:
+            self.cluster.entered(room)
         return room
+
+    def drives(self, room: Room) -> bool:
+        """Whether this server moves the room on by its clock (pacer, bots, timeouts): alone, or its owner."""
+        return self.cluster is None or self.cluster.owns(room.id)
 
     async def room(self, room_id: str) -> Room:
         room = self.rooms.get(room_id)
         if room is not None:
             room.used = self.clock()
+            if self.cluster is not None and room.status == "lobby":  # seats taken on another server
+                await self.cluster.catch_up(room)
             return room
         if room_id in self.broken:
             raise ApiError(410, f"room {room_id} cannot be replayed by this version of the engine: "
@@ -887,6 +915,8 @@ class Hub:
             break
         room = self._room(rec)
         self.rooms[room_id] = room
+        if self.cluster is not None:
+            self.cluster.entered(room)
         return room, token
 
     async def join(self, room: Room, name: str, seat: int | None) -> tuple[int, str]:
@@ -896,7 +926,7 @@ class Hub:
             name = clean_name(name)
         except ValueError as err:
             raise ApiError(422, f"name: {err}") from None
-        return await self._shielded(self._join(room, name, seat))
+        return await self._again(room, lambda: self._join(room, name, seat))  # type: ignore[no-any-return]
 
     async def _join(self, room: Room, name: str, seat: int | None) -> tuple[int, str]:
         from werewolf.web.requests import name_key
@@ -926,7 +956,7 @@ class Hub:
         return seat, token
 
     async def start_game(self, room: Room, fill_with_bots: bool) -> None:
-        await self._shielded(self._start_game(room, fill_with_bots))
+        await self._again(room, lambda: self._start_game(room, fill_with_bots))
 
     async def _start_game(self, room: Room, fill_with_bots: bool) -> None:
         async with room.lock:
@@ -947,7 +977,7 @@ class Hub:
 
     async def act(self, room: Room, seat: int, move: Move) -> None:
         """A person's answer: apply, let the bots follow, commit, publish."""
-        await self._shielded(self._act(room, seat, move))
+        await self._again(room, lambda: self._act(room, seat, move))
 
     async def _act(self, room: Room, seat: int, move: Move) -> None:
         asked = time.perf_counter()
@@ -989,7 +1019,7 @@ class Hub:
 
     async def decline(self, room: Room, decisions: list[Decision]) -> None:
         """Give timed-out decisions their defaults (and move the room on by its clock)."""
-        await self._shielded(self._decline(room, decisions))
+        await self._again(room, lambda: self._decline(room, decisions))
 
     async def _decline(self, room: Room, decisions: list[Decision]) -> None:
         async with room.lock:
@@ -1042,6 +1072,13 @@ class Hub:
         task = self._spawn(work) if asyncio.iscoroutine(work) else asyncio.ensure_future(work)
         return await asyncio.shield(task)
 
+    async def _again(self, room: Room, make: Callable[[], Any]) -> Any:
+        """The change ``make()`` makes, shielded; in a cluster, made again on the room brought up to date
+        when it was refused because another server had written first (``Cluster.again``)."""
+        if self.cluster is None:
+            return await self._shielded(make())
+        return await self.cluster.again(room, make)
+
     async def _change(self, room: Room, apply: Callable[[], None] | None = None, *, started: bool = False) -> None:
         """Apply a change (lock held): ``apply`` and the room's drive (the pacer, the bots) in the worker
         thread, then the commit, then the publication. Whatever fails on the way (the engine, a bot, the
@@ -1053,6 +1090,7 @@ class Hub:
             raise ApiError(503, "this room was reloaded: nothing changed, try again")
         snap = room.snapshot()
         clock_started = False
+        drives = self.drives(room)
 
         def work() -> None:
             began = time.perf_counter()
@@ -1065,14 +1103,15 @@ class Hub:
                     raise ApiError(422, str(err)) from None
                 except wolfpack.Refused as err:  # not now (the pack's moves), before anything changed
                     raise ApiError(err.status, err.message) from None
-            room.drive(self.clock())
+            if drives:
+                room.drive(self.clock())
             if probe:
                 probe.since("change: worker run", began)
 
         try:
             queued = time.perf_counter()
             await asyncio.get_running_loop().run_in_executor(self._worker, work)
-            clock_started = room.start_talk_clock()
+            clock_started = drives and room.start_talk_clock()
             write = room.write(started=started, clock=clock_started)
         except ApiError:
             raise
@@ -1088,6 +1127,10 @@ class Hub:
                 if probe:
                     probe.since("change: commit (queue + transaction)", submitted)
             except StaleWrite as err:  # memory does not hold what the database does: the database wins
+                if self.cluster is not None:  # another server wrote first: catch up, and the caller tries again
+                    self._put_back(room, snap)
+                    await self.cluster.catch_up_locked(room)
+                    raise Behind(409, "another server changed the room first: try again") from None
                 log.error("%s; the room is reloaded from the database", err)
                 self._drop(room)
                 raise ApiError(503, "the room was out of step with the database: nothing changed, "
@@ -1137,7 +1180,7 @@ class Hub:
         if room.wake is not None:
             room.wake.cancel()
             room.wake = None
-        due = room.pacer.due(room.game.events) if room.status == "playing" else None
+        due = room.pacer.due(room.game.events) if room.status == "playing" and self.drives(room) else None
         if due is None or not self.timers or self.closing:
             return
         delay = max(not_before, due - self.clock())
@@ -1156,7 +1199,7 @@ class Hub:
             try:
                 await self._change(room)
             except ApiError as err:
-                if not self.closing:
+                if not self.closing and not isinstance(err, Behind):
                     log.warning("room %s: pacing: %s", room.id, err.message)
 
     def leave(self, room: Room, sub: Subscriber) -> None:
@@ -1203,8 +1246,8 @@ class Hub:
                 if self.lobby_idle > 0 and now - room.touched > self.lobby_idle:
                     await self.expire(room)
                 continue
-            if room.lock.locked():
-                continue  # busy: its change moves it on, and the next tick looks again
+            if room.lock.locked() or not self.drives(room):
+                continue  # busy: its change moves it on, and the next tick looks again (or another server's)
             due = [d for d, t in room.deadlines.values() if t <= wall]
             if room.speech.warn(now):  # the speaker's warning: every phone is told
                 room.info_version += 1

@@ -25,6 +25,10 @@ told "stored" only once its rows are committed. Work whose caller went away befo
 it began is skipped; once begun, it is done. SQLite runs in WAL mode; with
 ``synchronous=NORMAL`` a commit survives the death of the process (SIGKILL), and
 ``sync="full"`` also survives a power cut, at the cost of an fsync per batch.
+
+On PostgreSQL every change of a room is also announced (``announce``: a NOTIFY on
+``CHANNEL``, sent by the server only when the transaction commits) to the other
+servers of a cluster sharing the database (``werewolf.web.cluster``).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ import concurrent.futures
 import json
 import os
 import queue
+import secrets
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -124,6 +129,27 @@ answers = Table(
     Column("at", Float, nullable=False),
 )
 
+CHANNEL = "werewolf_rooms"  # PostgreSQL's NOTIFY channel of the rooms' changes (werewolf.web.cluster)
+_WRITER: tuple[int, str] = (0, "")
+SCHEMA_LOCK = 0x7765726577  # the advisory lock held while a server makes or updates the tables
+
+
+def writer() -> str:
+    """This process's name in the announcements (so that it skips its own): random, new in a forked child."""
+    global _WRITER
+    if _WRITER[0] != os.getpid():
+        _WRITER = (os.getpid(), secrets.token_hex(6))
+    return _WRITER[1]
+
+
+def announce(conn: Connection, room_id: str, answers: int | None = None) -> None:
+    """Tell every server listening on the database, once this transaction commits, that the room changed
+    (``answers``: how many it has stored then, if known). PostgreSQL only: SQLite serves one process."""
+    if conn.dialect.name == "postgresql":
+        payload = f"{room_id} {-1 if answers is None else answers} {writer()}"
+        conn.execute(text("SELECT pg_notify(:channel, :payload)"), {"channel": CHANNEL, "payload": payload})
+
+
 def database_url(database: str | None) -> str:
     """A SQLAlchemy URL from ``--database``: a file path (SQLite) or a URL.
 
@@ -193,8 +219,11 @@ class Store:
     def __init__(self, url: str, *, sync: str = "normal") -> None:
         self.url = url
         self.engine: Engine = _engine(url, sync)
-        metadata.create_all(self.engine)
-        _add_columns(self.engine)
+        with self.engine.begin() as schema:
+            if schema.dialect.name == "postgresql":  # servers of a cluster starting at once: one at a time
+                schema.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK})
+            metadata.create_all(self.engine)
+            _add_columns(self.engine)
         self._queue: queue.Queue[Any] = queue.Queue()
         self._thread = threading.Thread(target=self._run, name="werewolf-store", daemon=True)
         self._thread.start()
@@ -291,6 +320,7 @@ class Store:
         def run(conn: Connection) -> None:
             conn.execute(insert(players).values(room_id=room_id, seat=p.seat, name=p.name,
                                                 token_hash=p.token_hash, joined=p.joined or time.time()))
+            announce(conn, room_id)
         return run
 
     @staticmethod
@@ -344,6 +374,7 @@ class Store:
             if bots is not None:
                 values["bots"] = json.dumps(sorted(bots))
             conn.execute(update(rooms).where(rooms.c.id == room_id).values(**values))
+            announce(conn, room_id)
         return run
 
     @staticmethod
@@ -352,6 +383,8 @@ class Store:
         def run(conn: Connection) -> bool:
             done = conn.execute(update(rooms).where(rooms.c.id == room_id, rooms.c.status == "lobby")
                                 .values(status="closed"))
+            if done.rowcount:
+                announce(conn, room_id)
             return bool(done.rowcount)
         return run
 
@@ -369,6 +402,7 @@ class Store:
     def set_talk_ends(room_id: str, ends: float) -> Callable[[Connection], None]:
         def run(conn: Connection) -> None:
             conn.execute(update(rooms).where(rooms.c.id == room_id).values(talk_ends=ends))
+            announce(conn, room_id)
         return run
 
     @staticmethod
@@ -418,11 +452,15 @@ class Store:
             # The writer's idea of what is stored is checked against what is: a change is stored after the
             # last answer stored, never over it nor after a gap.
             have = Store.stored_answers(conn, room_id)
-            if have != start:
+            # A change without answers (the pacer's count, the clock) may follow answers stored meanwhile by
+            # another server of a cluster: what it says holds of the longer log too (the events it counts
+            # are a prefix of that log's). Answers go exactly after the last one stored.
+            if have != start and not (not rows and have > start):
                 raise StaleWrite(f"room {room_id}: {have} answer(s) stored, the change was made after {start}")
             answers_of(conn)
             if values:
                 conn.execute(update(rooms).where(rooms.c.id == room_id).values(**values))
+            announce(conn, room_id, start + len(rows))
         return run
 
     # -- the reads ------------------------------------------------------------------------------

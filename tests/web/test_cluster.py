@@ -1,0 +1,310 @@
+"""Several servers, one service (werewolf.web.cluster): two ``werewolf serve`` processes on one PostgreSQL
+database serve the same room; a phone may use either; SIGKILL of one (the room's owner, or not) loses
+nothing and the other goes on. Skipped without PostgreSQL (``WEREWOLF_TEST_POSTGRES``, set by scripts/test).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psycopg
+import pytest
+from websockets.sync.client import connect
+
+from werewolf.core.game import Game
+from werewolf.web.cluster import lock_key
+from werewolf.web.rooms import Room, setup_from_json
+from werewolf.web.store import Store, database_url
+
+from .conftest import ROOT, Server, auth, free_port
+
+HUMANS = 7  # of 12 seats; the other five are bots
+LIMIT = 120.0  # seconds a game may take at most
+
+
+@pytest.fixture
+def pair(postgres_db: str, tmp_path: Path) -> Iterator[tuple[Server, Server]]:
+    a = Server(postgres_db, log=tmp_path / "a.log").start()
+    b = Server(postgres_db, log=tmp_path / "b.log").start()
+    try:
+        yield a, b
+    finally:
+        a.stop()
+        b.stop()
+
+
+def calm(pending: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
+    moves = [m for m in pending if m["act"] not in ("explode", "duel")] or pending
+    return dict(rng.choice(moves))
+
+
+class Table:
+    """One room's people, each seat on its own server (its views from one, its answers to the other)."""
+
+    def __init__(self, servers: list[Server], seed: int) -> None:
+        self.servers = servers
+        self.rng = random.Random(seed)
+        self.clients = [httpx.Client(base_url=s.url, timeout=10) for s in servers]
+        first = self.clients[0]
+        r = first.post("/api/rooms", json={"ruleset": "classic", "deck": "classic12", "seed": seed})
+        assert r.status_code == 201, r.text
+        self.rid, self.host = r.json()["room"], r.json()["host_token"]
+        self.tokens: dict[int, str] = {}
+        for i in range(HUMANS):  # the seats are taken on both servers, in turn
+            j = self.clients[i % 2].post(f"/api/rooms/{self.rid}/join", json={"name": f"player {i}"})
+            assert j.status_code == 200, j.text
+            self.tokens[j.json()["seat"]] = j.json()["token"]
+        self.acked: dict[int, list[str]] = {s: [] for s in self.tokens}
+
+    def close(self) -> None:
+        for c in self.clients:
+            c.close()
+
+    def client(self, seat: int, answering: bool = False) -> httpx.Client:
+        live = [c for c, s in zip(self.clients, self.servers) if s.proc is not None]
+        return live[(seat + answering) % len(live)]
+
+    def view(self, seat: int, **params: str) -> dict[str, Any]:
+        r = self.client(seat).get(f"/api/rooms/{self.rid}/view", headers=auth(self.tokens[seat]), params=params)
+        assert r.status_code == 200, r.text
+        return dict(r.json())
+
+    def start(self) -> None:
+        r = self.clients[1].post(f"/api/rooms/{self.rid}/start", headers=auth(self.host),
+                                 json={"fill_with_bots": True})
+        assert r.status_code == 200, r.text
+
+    def step(self) -> bool:
+        """One person answers (on the server its views do not come from); False once the game is over."""
+        deadline = time.time() + 10
+        while True:
+            vs = {s: self.view(s) for s in self.tokens}
+            if any(v["game_over"] for v in vs.values()):
+                return False
+            asked = [s for s, v in vs.items() if v["pending"]]
+            if asked:
+                break
+            assert time.time() < deadline, "nobody is asked anything and the game is not over"
+            time.sleep(0.05)  # the room's owner moves it on (the pacer, the bots)
+        seat = self.rng.choice(asked)
+        move = calm(vs[seat]["pending"], self.rng)
+        r = self.client(seat, answering=True).post(f"/api/rooms/{self.rid}/act", json=move,
+                                                   headers=auth(self.tokens[seat]))
+        assert r.status_code == 200, r.text
+        self.acked[seat].append(move["act"])
+        # The seat's own phone, on the other server, hears of it (at once, give or take a NOTIFY).
+        end = time.time() + 10
+        while self.view(seat) == vs[seat]:
+            assert time.time() < end, "the answer never reached the seat's view on the other server"
+            time.sleep(0.01)
+        return True
+
+    def settled(self) -> dict[int, dict[str, Any]]:
+        """Every seat's view once the room waits for a person (the same twice in a row)."""
+        last: dict[int, dict[str, Any]] | None = None
+        end = time.time() + 10
+        while time.time() < end:
+            vs = {s: self.view(s) for s in self.tokens}
+            if vs == last and any(v["pending"] for v in vs.values()):
+                return vs
+            last = vs
+            time.sleep(0.1)
+        raise AssertionError("the room did not settle")
+
+    def play(self, answers: int | None = None) -> None:
+        end = time.time() + LIMIT
+        n = 0
+        while (answers is None or n < answers) and self.step():
+            n += 1
+            assert time.time() < end, "the game did not end in time"
+
+
+def owner_pid(database: str, room_id: str) -> int | None:
+    """The process id of the server holding the room's lock (its application_name ends with it)."""
+    key = lock_key(room_id)
+    with psycopg.connect(database) as conn:
+        row = conn.execute(
+            "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+            "WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 "
+            "AND ((l.classid::bigint << 32) | l.objid::bigint) = %s", (key,)).fetchone()
+    return int(row[0].rsplit(" ", 1)[1]) if row else None
+
+
+def single_process_view(database: str, room_id: str, seat: int | None) -> dict[str, Any]:
+    """The view one process gives of the stored room: the room rebuilt from the database alone."""
+    store = Store(database_url(database))
+    try:
+        (rec,) = store.call(Store.load([room_id]))
+    finally:
+        store.close()
+    return dict(json.loads(Room(rec, 0.0).view_json(seat, False, "en")))
+
+
+def check_log(table: Table, log: dict[str, Any], at_kill: dict[int, int] | None = None) -> None:
+    answers = log["answers"]
+    replayed = Game.replay(setup_from_json(log["setup"]), [tuple(a) for a in answers])
+    assert replayed.over
+    assert json.loads(json.dumps([e.as_json() for e in replayed.events])) == log["events"]
+    for s, mine in table.acked.items():
+        logged = [act for seat, act, _ in answers if seat == s]
+        # Every acknowledged answer is in the log, once and in order (an act's answers may be a|b acts).
+        assert len(logged) == len(mine), (s, mine, logged)
+        assert all(m in a.split("|") for m, a in zip(mine, logged)), (s, mine, logged)
+
+
+def test_one_room_on_two_servers(pair: tuple[Server, Server], postgres_db: str) -> None:
+    a, b = pair
+    table = Table([a, b], seed=2024)
+    try:
+        # A phone of server B hears what is answered on server A.
+        seat = next(s for s in table.tokens if table.client(s) is table.clients[1])
+        with connect(f"ws://127.0.0.1:{b.port}/api/rooms/{table.rid}/ws?lang=en",
+                     subprotocols=["werewolf", f"token.{table.tokens[seat]}"]) as ws:  # type: ignore[list-item]
+            assert json.loads(ws.recv(timeout=10))["phase"] == "lobby"
+            table.start()  # on B; A created the room and drives it (B does if it took the room's lock first)
+            assert owner_pid(postgres_db, table.rid) in (a.proc.pid, b.proc.pid)  # type: ignore[union-attr]
+            table.play()
+            last = None
+            end = time.time() + 10
+            while time.time() < end:
+                last = json.loads(ws.recv(timeout=10))
+                if last["game_over"]:
+                    break
+            assert last is not None and last["game_over"]
+        log = table.clients[0].get(f"/api/rooms/{table.rid}/log").json()
+        assert table.clients[1].get(f"/api/rooms/{table.rid}/log").json() == log
+        check_log(table, log)
+        assert last == table.view(seat, lang="en")
+        # Every seat's view is the same on both servers, and what one process gives of the stored game.
+        for s, token in table.tokens.items():
+            on = [c.get(f"/api/rooms/{table.rid}/view", headers=auth(token), params={"lang": "en"}).json()
+                  for c in table.clients]
+            assert on[0] == on[1] == single_process_view(postgres_db, table.rid, s), s
+        public = [c.get(f"/api/rooms/{table.rid}/public", params={"lang": "en"}).json() for c in table.clients]
+        assert public[0] == public[1] == single_process_view(postgres_db, table.rid, None)
+    finally:
+        table.close()
+
+
+@pytest.mark.parametrize("killed", ["owner", "follower"])
+def test_sigkill_of_one_server_loses_nothing(pair: tuple[Server, Server], postgres_db: str, killed: str) -> None:
+    a, b = pair
+    table = Table([a, b], seed=77)
+    try:
+        table.start()
+        table.play(answers=10)
+        owner = owner_pid(postgres_db, table.rid)
+        assert owner in (a.proc.pid, b.proc.pid)  # type: ignore[union-attr]
+        driver, other = (a, b) if owner == a.proc.pid else (b, a)  # type: ignore[union-attr]
+        victim, survivor = (driver, other) if killed == "owner" else (other, driver)
+        before = table.settled()
+        victim.kill()  # SIGKILL: its session, and the room's lock if it held it, end with it
+        # Nothing is lost: every seat's view on the survivor is what it was.
+        assert table.settled() == before
+        table.play()  # the survivor takes the room over (bots, pacer) and the game goes to its end
+        assert owner_pid(postgres_db, table.rid) in (None, survivor.proc.pid)  # type: ignore[union-attr]
+        log = table.client(0).get(f"/api/rooms/{table.rid}/log").json()
+        check_log(table, log)
+    finally:
+        table.close()
+
+
+def test_workers_need_postgresql(tmp_path: Path) -> None:
+    r = subprocess.run([sys.executable, "-m", "werewolf.cli", "serve", "--database", str(tmp_path / "w.sqlite"),
+                        "--workers", "2"], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert r.returncode == 2
+    assert "--workers 2" in r.stderr and "PostgreSQL" in r.stderr and "SQLite serves one process" in r.stderr
+    assert not (tmp_path / "w.sqlite").exists()  # refused before anything was made
+
+
+def test_workers_share_one_port(postgres_db: str, tmp_path: Path) -> None:
+    """``serve --workers 2``: two processes behind one port play a game to its end, both serving."""
+    port = free_port()
+    log = open(tmp_path / "workers.log", "wb")  # noqa: SIM115 (the child holds it)
+    proc = subprocess.Popen([sys.executable, "-m", "werewolf.cli", "serve", "--host", "127.0.0.1", "--port",
+                             str(port), "--database", postgres_db, "--timeout", "0", "--limits", "off", "--pace",
+                             "0", "0", "--workers", "2"], cwd=ROOT, stdout=log, stderr=log)
+    log.close()
+    server = Server(postgres_db, port=port)
+    server.proc = proc  # type: ignore[assignment]
+    try:
+        end = time.time() + 60
+        while len(servers_on(postgres_db)) < 2:
+            assert proc.poll() is None, (tmp_path / "workers.log").read_text()
+            assert time.time() < end, "the two workers did not start"
+            time.sleep(0.2)
+        table = Table([server, server], seed=5)
+        try:
+            table.start()
+            table.play()
+            check_log(table, table.clients[0].get(f"/api/rooms/{table.rid}/log").json())
+        finally:
+            table.close()
+        assert len(servers_on(postgres_db)) == 2
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def servers_on(database: str) -> set[str]:
+    """The servers connected to the database (their sessions' application_name)."""
+    with psycopg.connect(database) as conn:
+        rows = conn.execute("SELECT DISTINCT application_name FROM pg_stat_activity "
+                            "WHERE datname = current_database() AND application_name LIKE 'werewolf %'").fetchall()
+    return {r[0] for r in rows}
+
+
+def test_answers_racing_on_both_servers(pair: tuple[Server, Server]) -> None:
+    """Every person answers as fast as they can, each from their own thread, through both servers at once:
+    changes refused because the other server wrote first are made again; each acknowledged answer is in
+    the log exactly once, and no answer is refused for anything but being stale or illegal by then."""
+    table = Table(list(pair), seed=31)
+    refused: list[str] = []
+    lock = threading.Lock()
+    try:
+        table.start()
+
+        def player(seat: int) -> None:
+            rng = random.Random(seat)
+            views, acts = (httpx.Client(base_url=table.client(seat, answering).base_url, timeout=10)
+                           for answering in (False, True))
+            end = time.time() + LIMIT
+            with views, acts:
+                while time.time() < end:
+                    v = views.get(f"/api/rooms/{table.rid}/view", headers=auth(table.tokens[seat])).json()
+                    if v["game_over"]:
+                        return
+                    if not v["pending"]:
+                        time.sleep(0.005)
+                        continue
+                    move = calm(v["pending"], rng)
+                    r = acts.post(f"/api/rooms/{table.rid}/act", json=move, headers=auth(table.tokens[seat]))
+                    with lock:
+                        if r.status_code == 200:
+                            table.acked[seat].append(move["act"])
+                        else:
+                            refused.append(f"{r.status_code} {r.text}")
+
+        threads = [threading.Thread(target=player, args=(s,)) for s in table.tokens]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(LIMIT + 10)
+        # A view a moment behind may offer what was just answered or closed: 409 or 422, never a failure.
+        assert all(r.startswith(("409", "422")) for r in refused), refused
+        check_log(table, table.clients[0].get(f"/api/rooms/{table.rid}/log").json())
+    finally:
+        table.close()
