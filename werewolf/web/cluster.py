@@ -53,6 +53,7 @@ from sqlalchemy.exc import IntegrityError
 
 from werewolf.core.errors import IllegalMove
 from werewolf.core.game import Game, _from_json
+from werewolf.web import pack as wolfpack
 from werewolf.web.pacing import Pacer
 from werewolf.web.store import CHANNEL, RoomRecord, Store, answers, players, rooms, writer
 
@@ -95,13 +96,17 @@ class Fresh:
     talk_ends: float | None
     seats: dict[int, tuple[str, str]] | None  # seat -> (name, token hash); None: not read (taken at the start)
     answers: list[tuple[int, str, Any]]  # the answers from the copy's count on
+    pack: str | None = None  # the pack's picks, chat and buttons as stored (``werewolf.web.pack``)
+    heard: int | None = None  # face to face: the voice's lines spoken (``werewolf.web.voice``)
+    next_id: str | None = None  # the series' next game (``werewolf.web.lobby``)
 
 
 def read(room_id: str, since: int, seats: bool = True) -> Callable[[Connection], Fresh | None]:
     """The room's row, seats (if ``seats``) and answers from ``since`` on (None: no such room). The row is
     read first: the answers read after it are at least those its pacer's count speaks of."""
     def run(conn: Connection) -> Fresh | None:
-        row = conn.execute(select(rooms.c.status, rooms.c.bots, rooms.c.paced, rooms.c.talk_ends)
+        row = conn.execute(select(rooms.c.status, rooms.c.bots, rooms.c.paced, rooms.c.talk_ends, rooms.c.pack,
+                                  rooms.c.heard, rooms.c.next_id)
                            .where(rooms.c.id == room_id)).first()
         if row is None:
             return None
@@ -111,7 +116,8 @@ def read(room_id: str, since: int, seats: bool = True) -> Callable[[Connection],
         new = [(a.seat, a.act, json.loads(a.value)) for a in conn.execute(
             select(answers.c.seat, answers.c.act, answers.c.value)
             .where(answers.c.room_id == room_id, answers.c.idx >= since).order_by(answers.c.idx))]
-        return Fresh(row.status, json.loads(row.bots), row.paced, row.talk_ends, taken, new)
+        return Fresh(row.status, json.loads(row.bots), row.paced, row.talk_ends, taken, new, row.pack, row.heard,
+                     row.next_id)
     return run
 
 
@@ -399,6 +405,7 @@ class Cluster:
         if fresh.talk_ends != room.talk_ends:
             room.talk_ends = fresh.talk_ends
             moved = True
+        moved = self._apply_table(room, fresh) or moved
         # A follower shows exactly the events the owner has released (and stored); the owner keeps its own
         # pacer, unless the stored count is not its own (another server drove the room meanwhile).
         if fresh.paced != room.stored_paced or (moved and not self.owns(room.id)):
@@ -406,6 +413,33 @@ class Cluster:
             room.pacer = Pacer(room.pace, room.game.events, paced, self.hub.clock(), room.rng)
             moved = moved or fresh.paced != room.stored_paced
             room.stored_paced = fresh.paced
+        return moved
+
+    @staticmethod
+    def _apply_table(room: Room, fresh: Fresh) -> bool:
+        """What the table's features keep beside the answers, as another server stored it: the pack's picks,
+        chat and buttons, the voice's lines heard, the next game of the series."""
+        moved = False
+        mine = room.pack
+        if fresh.pack is not None and mine.dirty() is None \
+                and json.loads(fresh.pack) != json.loads(json.dumps(mine.as_json())):
+            theirs = wolfpack.PackState.from_json(fresh.pack)
+            theirs.own = dict(mine.own)
+            # Every seat of the old or the new state sees its part move; the copy holds what is stored.
+            seats = sorted({*mine.picks, *mine.ready, *theirs.picks, *theirs.ready, *mine.seen, *theirs.intents,
+                            *(s for line in theirs.chat for s in line.get("to", []))})
+            theirs.seen, theirs.version = dict(mine.seen), mine.version
+            theirs.bump(seats)
+            theirs.stored = theirs.version
+            room.pack = theirs
+            moved = True
+        if fresh.heard is not None and fresh.heard != room.voice.stored and fresh.heard > room.voice.heard:
+            room.voice.heard = room.voice.stored = fresh.heard
+            moved = True
+        if fresh.next_id is not None and room.rec.next_id != fresh.next_id:
+            room.rec.next_id = fresh.next_id
+            room.info_version += 1
+            moved = True
         return moved
 
     # -- changes made again -----------------------------------------------------------------

@@ -342,6 +342,7 @@ class Store:
             if gone is not None:
                 conn.execute(insert(removed).values(room_id=room_id, token_hash=gone[0], seat=gone[1], name=gone[2],
                                                     at=time.time()))
+            announce(conn, room_id)
         return run
 
     @staticmethod
@@ -356,6 +357,7 @@ class Store:
             if not done.rowcount:
                 raise StaleWrite(f"room {prev_id} already has a next game")
             create(conn)
+            announce(conn, prev_id)  # the other servers' phones of the game before follow too
         return run
 
     @staticmethod
