@@ -19,9 +19,11 @@ from werewolf.web.store import Store
 
 from .conftest import auth
 
-# The people (the first seats) are the seer and the witch: every answer of theirs goes to the engine at once
-# (a wolf's ``kill`` is a pick until its pack agrees: werewolf.web.pack, tested in tests/web/test_pack.py).
 NINE = ["seer", "witch", "werewolf", "werewolf", "werewolf", "hunter", "villager", "villager", "villager"]
+# A deal in which the people (seats 1 and 2) are not both wolves: every answer of theirs goes to the engine at
+# once (two people's ``kill`` is a pick until their pack agrees: werewolf.web.pack, tested in test_pack.py).
+# Seed 7 deals seat 1 the witch and seat 2 a villager.
+PEOPLE_NOT_A_PACK = 7
 
 
 @pytest.fixture
@@ -83,8 +85,9 @@ def state(client: Any, db: Path, rid: str, tokens: list[str]) -> tuple[Any, ...]
     return views, public, info, rows, room
 
 
-def lobby(client: Any, humans: int = 2) -> tuple[str, str, list[str]]:
-    r = client.post("/api/rooms", json={"ruleset": "classic", "deck": NINE, "bots": list(range(humans + 1, 10))})
+def lobby(client: Any, humans: int = 2, seed: int | None = None) -> tuple[str, str, list[str]]:
+    r = client.post("/api/rooms", json={"ruleset": "classic", "deck": NINE, "bots": list(range(humans + 1, 10)),
+                                        **({"seed": seed} if seed is not None else {})})
     assert r.status_code == 201, r.text
     room = r.json()
     tokens = [client.post(f"/api/rooms/{room['room']}/join", json={"name": f"P{i}"}).json()["token"]
@@ -105,7 +108,7 @@ def someone_asked(client: Any, rid: str, tokens: list[str]) -> tuple[str, dict[s
 def test_a_failing_answer_changes_nothing_and_the_room_goes_on(app: Any, where: str,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     client, db = app
-    rid, host, tokens = lobby(client)
+    rid, host, tokens = lobby(client, seed=PEOPLE_NOT_A_PACK)
     assert client.post(f"/api/rooms/{rid}/start", headers=auth(host)).status_code == 200
     owner, name, wrap = FAILURES[where]
     failures = 0
