@@ -258,9 +258,11 @@ def test_two_phones_talk_with_bots_until_ready_then_vote(browser: Any, server: S
     host.fill("#speech", "Seat 2 is lying.")
     host.click("#send-speech")
     # A statement is out as soon as it is sent (issue 15): on the other phone, before it has said anything
-    # this round, and on the sender's (whose log names players: "Seat 2 · Bo").
+    # this round, and on the sender's, word for word: the log names players ("Seat 2 · Bo") in the judge's
+    # lines, never inside what a person typed.
     other.wait_for_selector("text=Seat 2 is lying.")
-    host.wait_for_selector("text=is lying.")
+    host.wait_for_selector("text=Seat 2 is lying.")
+    assert "Seat 2 · Bo is lying" not in host.inner_text("#log")
     assert other.locator("#speech").count() == 1  # the other's turn of this round is still open
     other.fill("#speech", "我是村民。")
     other.click("#send-speech")  # the round is over

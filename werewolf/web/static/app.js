@@ -388,6 +388,12 @@ function coverCard() {
 function speakingCard(v) {
   const seats = speakers(v).filter((s) => s !== v.seat);
   if (!seats.length) return null;
+  clearInterval(speakingCard.timer);
+  // With a speech timer its countdown (lobby.js) is the one clock; without, the time taken so far.
+  if (v.speaker_deadline) {
+    return el("section", { class: "card now-speaking", id: "now-speaking" },
+      el("b", { text: ui("speaking_now") + ": " }), seats.map((s) => seatText(v.room, s)).join(", "));
+  }
   const turn = seats.join(",");
   if (S.turn !== turn) { S.turn = turn; S.turnStart = Date.now(); }
   const clock = el("span", { class: "count" });
@@ -422,6 +428,13 @@ function withNames(text, room) {
   const [before, after] = ui("seat_fmt").split("{n}").map((x) => x.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
   const re = new RegExp(`${before}(\\d+)${after}(?![\\d·])` + (after ? "" : "\\b"), "g");
   return text.replace(re, (m, n) => (named.has(+n) ? `${m} · ${named.get(+n)}` : m));
+}
+
+// A log line with the names added, but never inside what a person typed (their words are theirs).
+function logLine(e, s, room) {
+  const said = typeof e.text === "string" && e.text ? s.indexOf(e.text) : -1;
+  if (said < 0) return withNames(s, room);
+  return withNames(s.slice(0, said), room) + e.text + withNames(s.slice(said + e.text.length), room);
 }
 
 function roleCard(v, t) {
@@ -589,7 +602,7 @@ function logCard(v, t) {
   const lines = [];
   v.events.forEach((e, i) => { const s = t.events[i]; if (s) lines.push([e, s, i]); });
   for (const [e, s, i] of lines.reverse())
-    list.append(el("li", { class: "ev-" + e.type, text: withNames(s, v.room) }, e.rule ? whyButton(e.rule, i) : null));
+    list.append(el("li", { class: "ev-" + e.type, text: logLine(e, s, v.room) }, e.rule ? whyButton(e.rule, i) : null));
   return el("section", { class: "card" }, el("h2", { text: ui("log") }), list);
 }
 
