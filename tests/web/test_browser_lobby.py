@@ -141,7 +141,12 @@ def test_play_again_keeps_the_seats_and_the_phones_follow(browser: Any, server: 
     shot(host, "lobby-04-play-again")
     host.click("#play-again")
     for p in pages:
-        p.wait_for_function(f"location.pathname !== '/r/{room}' && S.view && S.view.room.prev === '{room}'")
+        # (Polled from here: the page's CSP forbids the eval a page-side wait_for_function polls with.)
+        followed = f"location.pathname !== '/r/{room}' && !!S.view && S.view.room.prev === '{room}'"
+        end = time.time() + 15
+        while not p.evaluate(followed):
+            assert time.time() < end, "the phone did not follow to the next game"
+            time.sleep(0.05)
         p.wait_for_selector("#role")
         assert p.evaluate("S.view.seat") == seats[id(p)]  # the same seat, no joining again
         assert p.evaluate("S.view.room.game") == 2
