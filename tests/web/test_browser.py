@@ -175,22 +175,12 @@ def test_three_phones_create_join_and_play_a_whole_game(browser: Any, server: Se
 
 def test_face_to_face_moderator_speaks_the_night_in_chinese(browser: Any, server: Server) -> None:
     rng = random.Random(2)
-    table = phone(browser, "zh-Hant")
-    from .test_voice_browser import STUB
+    from .test_voice_browser import face_to_face_table
 
-    table.context.add_init_script(STUB)  # a synthesiser that ends each line at once (headless has no voice)
-    # The room's deal is fixed (seed 1: the seer and the three wolves are bots), so that a bot has
-    # something to say on the first day whatever the two phones do; a random deal leaves every bot
-    # silent in about one game in a hundred.
-    table.route("**/api/rooms", lambda route: route.continue_(
-        post_data=json.dumps({**json.loads(route.request.post_data or "{}"), "seed": 1})))
-    table.goto(server.url + "/")
-    table.select_option("#ruleset", "classic")
-    table.select_option("#deck", "classic9")
-    table.select_option("#mode", "face_to_face")
-    table.fill("#bots", "7")
-    table.click("#create")
-    table.wait_for_selector("#share img.qr")
+    # A synthesiser that ends each line at once (headless has no voice). The room's deal is fixed (seed 1:
+    # the seer and the three wolves are bots), so that a bot has something to say on the first day whatever
+    # the two phones do; a random deal leaves every bot silent in about one game in a hundred.
+    table = face_to_face_table(browser, server, seed=1, bots="7", lang="zh-Hant")
     room_url = table.url
     phones = []
     for name in ("甲", "乙"):

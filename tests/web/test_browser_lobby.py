@@ -15,6 +15,16 @@ from .test_browser import phone, play_to_the_end, play_turn, server, shot
 __all__ = ["server"]  # the fixture, imported for this module's tests
 
 
+def evaluated(page: Any, expression: str) -> Any:
+    """``expression`` on the page, or None while the page is between two documents (it navigates)."""
+    try:
+        return page.evaluate(expression)
+    except Exception as err:  # noqa: BLE001 - playwright's Error: the old document is gone, the new not yet there
+        if "context was destroyed" in str(err) or "navigat" in str(err):
+            return None
+        raise
+
+
 def seats_of(server: Server, room: str) -> dict[int, str | None]:
     info = httpx.get(f"{server.url}/api/rooms/{room}").json()
     return {s["seat"]: s["name"] or ("bot" if s["bot"] else None) for s in info["seats"]}
@@ -144,7 +154,7 @@ def test_play_again_keeps_the_seats_and_the_phones_follow(browser: Any, server: 
         # (Polled from here: the page's CSP forbids the eval a page-side wait_for_function polls with.)
         followed = f"location.pathname !== '/r/{room}' && !!S.view && S.view.room.prev === '{room}'"
         end = time.time() + 15
-        while not p.evaluate(followed):
+        while not evaluated(p, followed):
             assert time.time() < end, "the phone did not follow to the next game"
             time.sleep(0.05)
         p.wait_for_selector("#role")

@@ -51,21 +51,28 @@ document.addEventListener("DOMContentLoaded", () => {
 CALLS = {"seer": "Seer, open your eyes", "witch": "Witch, open your eyes", "werewolf": "Werewolves, open your eyes"}
 
 
-def test_the_voice_calls_each_role_before_its_phone_asks_and_says_each_line_once(browser: Any,
-                                                                                   server: Server) -> None:
-    rng = random.Random(6)
-    table = phone(browser)
+def face_to_face_table(browser: Any, server: Server, *, seed: int, bots: str, lang: str = "en") -> Any:
+    """The moderator device (its speech synthesis stubbed) creates a classic-9 face-to-face room with a fixed
+    deal and ``bots`` (the create page's field); returns its page, on the room's lobby."""
+    table = phone(browser, lang)
     table.context.add_init_script(STUB)
-    # A fixed deal (seed 156): seat 1 is the seer, seat 2 the witch, seat 3 a werewolf: all three are phones.
     table.route("**/api/rooms", lambda route: route.continue_(
-        post_data=json.dumps({**json.loads(route.request.post_data or "{}"), "seed": 156})))
+        post_data=json.dumps({**json.loads(route.request.post_data or "{}"), "seed": seed})))
     table.goto(server.url + "/")
     table.select_option("#ruleset", "classic")
     table.select_option("#deck", "classic9")
     table.select_option("#mode", "face_to_face")
-    table.fill("#bots", "6")
+    table.fill("#bots", bots)
     table.click("#create")
     table.wait_for_selector("#share img.qr")
+    return table
+
+
+def test_the_voice_calls_each_role_before_its_phone_asks_and_says_each_line_once(browser: Any,
+                                                                                   server: Server) -> None:
+    rng = random.Random(6)
+    # A fixed deal (seed 156): seat 1 is the seer, seat 2 the witch, seat 3 a werewolf: all three are phones.
+    table = face_to_face_table(browser, server, seed=156, bots="6")
     room_url = table.url
     phones = []
     for name in ("Ann", "Bo", "Cy"):

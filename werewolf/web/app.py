@@ -391,6 +391,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
         hub, room, seat = await seated(request, room_id, authorization)
         await hub.pack_move(room, lambda: pack.intend(room, seat, move))
         return Ok()
+
     @app.post("/api/rooms/{room_id}/voice", response_model=VoiceHeard, responses=ERRORS, tags=["play"])
     async def voice(request: Request, room_id: str, body: VoiceAck,
                     authorization: str | None = Header(None)) -> VoiceHeard:
