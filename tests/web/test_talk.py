@@ -43,7 +43,8 @@ def test_a_statement_reaches_every_phone_as_soon_as_it_is_sent(client: Any) -> N
     assert after["b"]["discussion"]["ready"] == before["b"]["discussion"]["ready"]
     # b speaks: a round is over once every turn of it is, and a may speak again.
     client.post(f"/api/rooms/{rid}/act", json={"act": "speak", "text": "so am I"}, headers=auth(b["token"]))
-    assert said(public(client, rid))[-2:] == [(1, "I am the seer"), (2, "so am I")]
+    # (The bots, seats 3 to 5, may say something in between: the server's worker answers for them.)
+    assert [s for s in said(public(client, rid)) if s[0] in (1, 2)][-2:] == [(1, "I am the seer"), (2, "so am I")]
     # (The bots' turns of the round are answered by the server's own worker: wait for them, a busy machine
     # may take a moment.)
     deadline = time.monotonic() + 10
@@ -53,7 +54,9 @@ def test_a_statement_reaches_every_phone_as_soon_as_it_is_sent(client: Any) -> N
     # "Ready to vote" is still an empty turn, and a pass counts as ready too.
     client.post(f"/api/rooms/{rid}/act", json={"act": "speak", "pass": True}, headers=auth(a["token"]))
     client.post(f"/api/rooms/{rid}/act", json={"act": "speak", "text": None}, headers=auth(b["token"]))
-    v = view(client, rid, a["token"])
+    deadline = time.monotonic() + 10  # (the bots' last turns, as above)
+    while (v := view(client, rid, a["token"]))["discussion"] is not None and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert v["discussion"] is None and v["pending"][0]["act"] == "vote"
 
 

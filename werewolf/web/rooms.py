@@ -1001,7 +1001,7 @@ class Hub:
     async def voice(self, room: Room, ack: VoiceAck) -> int:
         """The moderator device's word (lines spoken, on, off, paused): the table moves on as far as it may.
         Returns the lines said, as the room counts them."""
-        await self._shielded(self._voice(room, ack))
+        await self._again(room, lambda: self._voice(room, ack))
         return room.voice.heard
 
     async def _voice(self, room: Room, ack: VoiceAck) -> None:
@@ -1036,7 +1036,7 @@ class Hub:
 
     async def pack_move(self, room: Room, apply: Callable[[], None]) -> None:
         """A wolf's pick or chat line, or an interrupt button (``werewolf.web.pack``): a change like an answer."""
-        await self._shielded(self._pack_move(room, apply))
+        await self._again(room, lambda: self._pack_move(room, apply))
 
     async def _pack_move(self, room: Room, apply: Callable[[], None]) -> None:
         async with room.lock:
