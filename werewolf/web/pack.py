@@ -31,7 +31,6 @@ whether the pack agreed at once or not (the engine's answers change nothing the 
 from __future__ import annotations
 
 import json
-import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -375,19 +374,7 @@ def intend(room: Room, seat: int, move: Move) -> None:
     st.bump([seat])
 
 
-# -- the pack chat --------------------------------------------------------------------------------
-def clean_line(text: str) -> str:
-    text = " ".join(unicodedata.normalize("NFC", text).split())
-    if not text:
-        raise ValueError("a line must not be empty")
-    if len(text) > CHAT_MAX:
-        raise ValueError(f"a line is at most {CHAT_MAX} characters")
-    for ch in text:
-        if unicodedata.category(ch)[0] == "C":
-            raise ValueError(f"a line may hold only printable characters, not U+{ord(ch):04X}")
-    return text
-
-
+# -- the pack chat (its lines are checked by werewolf.web.requests.PackChat) ---------------------------
 def say(room: Room, seat: int, text: str) -> None:
     """A line to the pack (online rooms, at the knife, by one of its voices)."""
     if room.rec.mode != "online":

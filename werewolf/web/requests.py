@@ -133,16 +133,22 @@ def clean_name(name: str) -> str:
     Refused: control and format characters (bidi overrides, zero-width ones: Unicode's C*
     categories), line and paragraph separators, private-use and unassigned code points.
     """
-    name = " ".join(unicodedata.normalize("NFC", name).split())
-    if not name:
-        raise ValueError("a name must not be empty")
-    if len(name) > MAX_NAME:
-        raise ValueError(f"a name must be at most {MAX_NAME} characters")
-    for ch in name:
+    return printable(name, "name", MAX_NAME)
+
+
+def printable(text: str, what: str, limit: int) -> str:
+    """``text`` as shown (a name, a chat line): NFC, runs of spaces made one, trimmed, at most ``limit``
+    characters, printable ones only (no C* category, no line or paragraph separator)."""
+    text = " ".join(unicodedata.normalize("NFC", text).split())
+    if not text:
+        raise ValueError(f"a {what} must not be empty")
+    if len(text) > limit:
+        raise ValueError(f"a {what} must be at most {limit} characters")
+    for ch in text:
         if unicodedata.category(ch)[0] == "C" or unicodedata.category(ch) in ("Zl", "Zp"):
-            raise ValueError(f"a name may hold only printable characters, not U+{ord(ch):04X} "
+            raise ValueError(f"a {what} may hold only printable characters, not U+{ord(ch):04X} "
                              f"({unicodedata.name(ch, 'a control or format character').lower()})")
-    return name
+    return text
 
 
 def name_key(name: str) -> str:
@@ -259,9 +265,9 @@ class Pick(Strict):
 
 
 def _chat_line(text: str) -> str:
-    from werewolf.web.pack import clean_line
+    from werewolf.web.pack import CHAT_MAX
 
-    return clean_line(text)
+    return printable(text, "line", CHAT_MAX)
 
 
 class PackChat(Strict):
