@@ -251,6 +251,15 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
             raise ApiError(404, f"no room {quoted(room_id)}")
         return await (where if isinstance(where, Hub) else hub_of(where)).room(room_id)
 
+    async def hosted(request: Request, room_id: str, authorization: str | None, refused: str) -> tuple[Hub, Room]:
+        """The hub and the room, for a caller holding the room's host token (else 403 with ``refused``)."""
+        hub = hub_of(request)
+        room = await room_of(hub, room_id)
+        host, _ = who(request, room, bearer(authorization))
+        if not host:
+            raise ApiError(403, refused)
+        return hub, room
+
     def link(conn: Request | WebSocket) -> Link:
         server = conn.scope.get("server")
         listen_port = port or (int(server[1]) if server and server[1] else 80)
@@ -304,11 +313,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
     async def start(request: Request, room_id: str, body: Start | None = None,
                     authorization: str | None = Header(None)) -> Ok:
         """Start the game (host token)."""
-        hub = hub_of(request)
-        room = await room_of(hub, room_id)
-        host, _ = who(request, room, bearer(authorization))
-        if not host:
-            raise ApiError(403, "only the host may start the game")
+        hub, room = await hosted(request, room_id, authorization, "only the host may start the game")
         await hub.start_game(room, bool(body and body.fill_with_bots))
         return Ok()
 
@@ -396,11 +401,8 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
     async def voice(request: Request, room_id: str, body: VoiceAck,
                     authorization: str | None = Header(None)) -> VoiceHeard:
         """Face to face, the moderator device (host token): the lines of the script it has spoken."""
-        hub = hub_of(request)
-        room = await room_of(hub, room_id)
-        host, _ = who(request, room, bearer(authorization))
-        if not host:
-            raise ApiError(403, "only the host's moderator device speaks for the room")
+        hub, room = await hosted(request, room_id, authorization,
+                                 "only the host's moderator device speaks for the room")
         return VoiceHeard(heard=await hub.voice(room, body))
 
     @app.get("/api/rooms/{room_id}/log", responses=ERRORS, tags=["play"])
@@ -484,7 +486,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
         return Record([e.as_json() for e in room.game.events], setup=room.setup.as_json(), names=dict(room.names))
 
     install_replay(app, finished_game)
-    install_lobby(app, room_of, who, bearer, lambda request: link(request).base, ERRORS)
+    install_lobby(app, room_of, who, bearer, hosted, lambda request: link(request).base, ERRORS)
     install_probe(app)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app

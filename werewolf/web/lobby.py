@@ -212,10 +212,10 @@ def next_record(hub: Hub, room: Room) -> RoomRecord:
         removed={}, answers=[], pack=None, heard=None)  # the pack's and the voice's state are the old game's
 
 
-def install(app: FastAPI, room_of: Any, who: Any, bearer: Any, base_url: Any,
+def install(app: FastAPI, room_of: Any, who: Any, bearer: Any, hosted: Any, base_url: Any,
             errors: dict[int | str, dict[str, Any]]) -> None:
     """The lobby's routes: ``/seat``, ``/remove``, ``/again``, ``/games`` (the app's own helpers passed in:
-    the room of an id, the caller of a token, the link's base)."""
+    the room of an id, the caller of a token, the host's room, the link's base)."""
 
     def hub_of(request: Request) -> Hub:
         return request.app.state.hub  # type: ignore[no-any-return]
@@ -235,11 +235,7 @@ def install(app: FastAPI, room_of: Any, who: Any, bearer: Any, base_url: Any,
     async def remove_seat(request: Request, room_id: str, body: Remove,
                           authorization: str | None = Header(None)) -> Freed:
         """Before the start, the host frees a seat: a bot leaves, or a player, whose token then stops working."""
-        hub = hub_of(request)
-        room = await room_of(hub, room_id)
-        host, _ = who(request, room, bearer(authorization))
-        if not host:
-            raise ApiError(403, "only the host may remove a player or a bot")
+        hub, room = await hosted(request, room_id, authorization, "only the host may remove a player or a bot")
         await remove(hub, room, body.seat)
         return Freed()
 
@@ -249,11 +245,7 @@ def install(app: FastAPI, room_of: Any, who: Any, bearer: Any, base_url: Any,
                     authorization: str | None = Header(None)) -> NextGame:
         """Once the game is over, the host starts the next one: same players and seats, a new deal. The
         phones of the finished game are told (``room.next``) and follow with the tokens they hold."""
-        hub = hub_of(request)
-        room = await room_of(hub, room_id)
-        host, _ = who(request, room, bearer(authorization))
-        if not host:
-            raise ApiError(403, "only the host may start the next game")
+        hub, room = await hosted(request, room_id, authorization, "only the host may start the next game")
         new = await play_again(hub, room, body.start if body is not None else True)
         return NextGame(room=new.id, game=new.rec.game_no, status=new.status, url=f"{base_url(request)}/r/{new.id}")
 
