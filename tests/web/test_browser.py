@@ -95,9 +95,15 @@ def play_turn(page: Any, rng: random.Random, talk: bool = True) -> bool:
 
 
 def play_to_the_end(pages: list[Any], rng: random.Random, seconds: float = 120) -> None:
+    play_until(pages, rng, lambda: all(p.locator("#result").count() for p in pages), seconds,
+               "the game did not end in time")
+
+
+def play_until(pages: list[Any], rng: random.Random, done: Any, seconds: float, failure: str) -> None:
+    """Every page plays its turns until ``done()``; AssertionError ``failure`` after ``seconds``."""
     deadline = time.time() + seconds
     while time.time() < deadline:
-        if all(p.locator("#result").count() for p in pages):
+        if done():
             return
         moved = False
         for p in pages:
@@ -107,7 +113,7 @@ def play_to_the_end(pages: list[Any], rng: random.Random, seconds: float = 120) 
                 moved = True
         if not moved:
             time.sleep(0.05)
-    raise AssertionError("the game did not end in time")
+    raise AssertionError(failure)
 
 
 def test_three_phones_create_join_and_play_a_whole_game(browser: Any, server: Server) -> None:

@@ -143,14 +143,20 @@ def test_heuristic_bots_talk_in_a_day_and_night_room(client: Any) -> None:
     assert any(s and s.startswith("Seat ") and "“" in s for s in narrated)
 
 
-def test_a_database_of_an_older_version_gets_the_new_columns(tmp_path: Path) -> None:
+def old_database(tmp_path: Path, ruleset: str) -> Path:
+    """A database of the first version (its rooms table as it was) with one lobby, ``old``, of ``ruleset``."""
     path = tmp_path / "old.sqlite"
     with sqlite3.connect(path) as conn:
         conn.execute("CREATE TABLE rooms (id VARCHAR(32) PRIMARY KEY, created FLOAT NOT NULL, status VARCHAR(16) "
                      "NOT NULL, setup TEXT NOT NULL, mode VARCHAR(16) NOT NULL, lang VARCHAR(16) NOT NULL, "
                      "bots TEXT NOT NULL, host_hash VARCHAR(64) NOT NULL, timeout FLOAT)")
-        conn.execute("INSERT INTO rooms VALUES ('old', 1.0, 'lobby', '{\"ruleset\": \"onuw\"}', 'online', 'en', "
-                     "'[]', 'h', NULL)")
+        conn.execute("INSERT INTO rooms VALUES ('old', 1.0, 'lobby', ?, 'online', 'en', '[]', 'h', NULL)",
+                     (f'{{"ruleset": "{ruleset}"}}',))
+    return path
+
+
+def test_a_database_of_an_older_version_gets_the_new_columns(tmp_path: Path) -> None:
+    path = old_database(tmp_path, "onuw")
     store = Store(database_url(str(path)))
     try:
         (rec,) = store.call(Store.load(["old"]))

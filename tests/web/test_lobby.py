@@ -23,6 +23,7 @@ from werewolf.web.store import PlayerRecord, RoomRecord, Store, database_url
 
 from .conftest import auth
 from .test_api import NINE, create, error, join, view
+from .test_discussion import old_database
 
 
 @pytest.fixture
@@ -354,13 +355,7 @@ def test_a_fixed_deal_series_derives_each_seed_and_a_lobby_first_may_be_reseated
 
 
 def test_an_older_database_gets_the_series_columns_and_the_removed_table(tmp_path: Path) -> None:
-    path = tmp_path / "old.sqlite"
-    with sqlite3.connect(path) as conn:
-        conn.execute("CREATE TABLE rooms (id VARCHAR(32) PRIMARY KEY, created FLOAT NOT NULL, status VARCHAR(16) "
-                     "NOT NULL, setup TEXT NOT NULL, mode VARCHAR(16) NOT NULL, lang VARCHAR(16) NOT NULL, "
-                     "bots TEXT NOT NULL, host_hash VARCHAR(64) NOT NULL, timeout FLOAT)")
-        conn.execute("INSERT INTO rooms VALUES ('old', 1.0, 'lobby', '{\"ruleset\": \"classic\"}', 'online', "
-                     "'en', '[]', 'h', NULL)")
+    path = old_database(tmp_path, "classic")
     store = Store(database_url(str(path)))
     try:
         (rec,) = store.call(Store.load(["old"]))

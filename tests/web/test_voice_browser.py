@@ -8,11 +8,10 @@ from __future__ import annotations
 import json
 import random
 import re
-import time
 from typing import Any
 
 from .conftest import Server
-from .test_browser import phone, play_turn, server, shot
+from .test_browser import phone, play_until, server, shot
 
 __all__ = ["server"]  # the fixture
 
@@ -91,21 +90,9 @@ def test_the_voice_calls_each_role_before_its_phone_asks_and_says_each_line_once
     table.wait_for_function("() => window.__spoken.length > 0")
     table.wait_for_selector("#moderator .instruction")
     shot(table, "voice-01-moderator")
-    deadline = time.time() + 150
-    while time.time() < deadline:
-        if table.locator("#result").count() or any(
-                re.match(r"Day 3 breaks", s) for s in table.evaluate("window.__spoken")):
-            break
-        moved = False
-        for p in phones:
-            try:
-                moved = play_turn(p, rng) or moved
-            except Exception:  # noqa: BLE001 - the page re-rendered under the click: try again
-                moved = True
-        if not moved:
-            time.sleep(0.05)
-    else:
-        raise AssertionError("the game did not reach its third day")
+    play_until(phones, rng, lambda: bool(table.locator("#result").count()) or any(
+        re.match(r"Day 3 breaks", s) for s in table.evaluate("window.__spoken")), 150,
+        "the game did not reach its third day")
     assert table.locator("#moderator #instruction").inner_text().strip()
     said = table.evaluate("window.__spokenLog")
     synth = table.evaluate("window.__synthLog")
