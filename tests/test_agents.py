@@ -5,8 +5,6 @@ from __future__ import annotations
 import inspect
 import json
 import random
-import re
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -256,12 +254,10 @@ def test_the_bots_weigh_a_persons_check_report() -> None:
 
 # -- 4. the README's example -------------------------------------------------------------------------------------
 def test_the_readmes_own_agent_example_runs() -> None:
-    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Your own agent"):]
-    code = re.search(r"```python\n(.*?)```", section, re.S)
-    assert code is not None
+    from test_readme_agents import python_block  # (tests/ is on the path, as pytest runs these files)
+
     scope: dict[str, Any] = {"__name__": "readme_example"}
-    exec(compile(code.group(1), "README.md", "exec"), scope)  # noqa: S102 - our own README
+    exec(compile(python_block("## Your own agent"), "README.md", "exec"), scope)  # noqa: S102 - our own README
     game = scope["game"]
     assert isinstance(game, Game) and game.over
 

@@ -253,16 +253,12 @@ def test_statements_are_encoded_from_the_view_step_by_step_as_from_scratch() -> 
 
 
 def test_the_readmes_rl_example_runs() -> None:
-    import re
-    from pathlib import Path
     from typing import Any
 
-    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## RL environment"):]
-    code = re.search(r"```python\n(.*?)```", section, re.S)
-    assert code is not None
+    from test_readme_agents import python_block
+
     scope: dict[str, Any] = {"__name__": "readme_example"}
-    exec(compile(code.group(1), "README.md", "exec"), scope)  # noqa: S102 - our own README
+    exec(compile(python_block("## RL environment"), "README.md", "exec"), scope)  # noqa: S102 - our own README
     e = scope["e"]
     assert e.game.over and not e.agents
     assert set(e.final_rewards) == set(e.possible_agents)
