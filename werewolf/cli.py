@@ -134,9 +134,10 @@ def play_command(ruleset: str, deck: str | None, players: int | None, seat: int 
 @click.option("--pace", type=(float, float), default=(4.0, 9.0), show_default=True, metavar="MIN MAX",
               help="Seconds every night step lasts, drawn between MIN and MAX, whether its role is played, "
                    "dead or absent (so that timing tells nothing); a room may set its own.")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--workers", type=click.IntRange(min=1, max=64), default=1, show_default=True,
               help="Server processes sharing the port, each serving every room (PostgreSQL only; several "
-                   "`werewolf serve` on one PostgreSQL database do the same).")
+                   "`werewolf serve` on one PostgreSQL database do the same). Each holds its own database "
+                   "connections: at most 64.")
 def serve_command(host: str, port: int, database: str, timeout: float, public_url: str | None,
                   keep_finished: float, lobby_hours: float, limits: str | None, log_level: str,
                   pace: tuple[float, float], workers: int) -> None:

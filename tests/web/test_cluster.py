@@ -234,6 +234,9 @@ def test_workers_need_postgresql(tmp_path: Path) -> None:
     assert r.returncode == 2
     assert "--workers 2" in r.stderr and "PostgreSQL" in r.stderr and "SQLite serves one process" in r.stderr
     assert not (tmp_path / "w.sqlite").exists()  # refused before anything was made
+    r = subprocess.run([sys.executable, "-m", "werewolf.cli", "serve", "--database", "postgresql://nobody@127.0.0.1/x",
+                        "--workers", "100000"], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert r.returncode == 2 and "--workers" in r.stderr and "1<=x<=64" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_workers_share_one_port(postgres_db: str, tmp_path: Path) -> None:
