@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 import pytest
 
 from werewolf.web import pack
+from werewolf.web.cluster import Cluster, read
 from werewolf.web.pacing import Pace
 from werewolf.web.rooms import ApiError, Hub, Room, Subscriber
 from werewolf.web.store import Store
@@ -194,6 +195,33 @@ def test_a_restart_mid_step_keeps_the_picks_and_the_chat(tmp_path: Path) -> None
             await pick(hub, room, 2, 3, confirm=True)
             await pick(hub, room, 6, 3, confirm=True)
             assert (8, "kill", 3) in room.game.answers
+        finally:
+            await close(hub, store)
+
+    run(go())
+
+
+def test_a_second_server_s_copy_shows_a_pick_stored_by_the_first_even_if_it_saw_the_knife_open_first(
+        tmp_path: Path) -> None:
+    """Two servers hold the room (werewolf.web.cluster): the follower's copy saw the knife open (its views
+    started the pack afresh) before any pack state of that knife was stored; the pick the other server
+    then stores still reaches the follower's wolves at its next catch-up (it used to wait forever)."""
+    async def go() -> None:
+        hub, store, room = await open_room(tmp_path / "f.sqlite", [2, 5, 6])
+        try:
+            (rec,) = await store.submit(Store.load([room.id]))
+            rec.pack = None  # stored before this knife opened
+            other = Room(rec, 0.0)
+            assert json.loads(other.view_json(5, False, "en"))["pack"]["2"] is None
+            await pick(hub, room, 2, 1)
+            fresh = await store.submit(read(room.id, other.committed, seats=False))
+            assert fresh is not None and Cluster._apply_table(other, fresh)
+            other.changed()  # as the catch-up does
+            assert json.loads(other.view_json(5, False, "en"))["pack"] == \
+                json.loads(await hub.view_json(room, 5, False, "en"))["pack"] == {"2": 1, "5": None, "6": None,
+                                                                                  "8": 1}
+            fresh = await store.submit(read(room.id, other.committed, seats=False))
+            assert fresh is not None and not Cluster._apply_table(other, fresh), "nothing new the second time"
         finally:
             await close(hub, store)
 

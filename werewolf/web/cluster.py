@@ -121,6 +121,11 @@ def read(room_id: str, since: int, seats: bool = True) -> Callable[[Connection],
     return run
 
 
+def _plain_json(value: Any) -> Any:
+    """``value`` as JSON reads it back (a tuple held in memory is the list stored)."""
+    return json.loads(json.dumps(value))
+
+
 def take(game: Game, seat: int, act: str, value: Any) -> None:
     """One stored answer onto the game, as ``Game.replay`` takes it."""
     for d in game.pending(seat):
@@ -420,19 +425,8 @@ class Cluster:
         """What the table's features keep beside the answers, as another server stored it: the pack's picks,
         chat and buttons, the voice's lines heard, the next game of the series."""
         moved = False
-        mine = room.pack
-        if fresh.pack is not None and mine.dirty() is None \
-                and json.loads(fresh.pack) != json.loads(json.dumps(mine.as_json())):
-            theirs = wolfpack.PackState.from_json(fresh.pack)
-            theirs.own = dict(mine.own)
-            # Every seat of the old or the new state sees its part move; the copy holds what is stored.
-            seats = sorted({*mine.picks, *mine.ready, *theirs.picks, *theirs.ready, *mine.seen, *theirs.intents,
-                            *(s for line in theirs.chat for s in line.get("to", []))})
-            theirs.seen, theirs.version = dict(mine.seen), mine.version
-            theirs.bump(seats)
-            theirs.stored = theirs.version
-            room.pack = theirs
-            moved = True
+        if fresh.pack is not None:
+            moved = Cluster._apply_pack(room, wolfpack.PackState.from_json(fresh.pack))
         if fresh.heard is not None and fresh.heard != room.voice.stored and fresh.heard > room.voice.heard:
             room.voice.heard = room.voice.stored = fresh.heard
             moved = True
@@ -441,6 +435,30 @@ class Cluster:
             room.info_version += 1
             moved = True
         return moved
+
+    @staticmethod
+    def _apply_pack(room: Room, theirs: wolfpack.PackState) -> bool:
+        """The pack as another server stored it, if it differs from the copy's. Both are first brought to
+        the knife the caught-up game holds (``wolfpack.align``): a copy that saw the knife open before
+        the stored state did differs from it only there, which is no change to take or to hide. Every
+        change a person makes is stored before the room's lock is let go, so what differs still is
+        theirs, and newer."""
+        mine = room.pack
+        reset = wolfpack.align(room, mine)
+        if reset:
+            mine.bump(reset)
+        wolfpack.align(room, theirs)
+        if _plain_json(theirs.as_json()) != _plain_json(mine.as_json()):
+            theirs.own = dict(mine.own)
+            # Every seat of the old or the new state sees its part move; the copy holds what is stored.
+            seats = sorted({*mine.picks, *mine.ready, *theirs.picks, *theirs.ready, *mine.seen, *theirs.intents,
+                            *(s for line in theirs.chat for s in line.get("to", []))})
+            theirs.seen, theirs.version = dict(mine.seen), mine.version
+            theirs.bump(seats)
+            theirs.stored = theirs.version
+            room.pack = theirs
+            return True
+        return bool(reset)
 
     # -- changes made again -----------------------------------------------------------------
     async def again(self, room: Room, make: Callable[[], Any]) -> Any:

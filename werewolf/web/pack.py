@@ -131,15 +131,26 @@ def knife(room: Room) -> list[Decision]:
     return _open(room) if room.settled() and not room.voice.waits(room.clock()) else []
 
 
-def sync(room: Room) -> list[Decision]:
-    """The state follows the game: a new knife starts with no picks (a stored one is kept: same key)."""
-    st = room.pack
+def align(room: Room, st: PackState) -> list[int]:
+    """``st`` follows the game: a new knife starts with no picks (a stored one is kept: same key). The
+    seats that see it move (the voices of the knife that ended, and those of the new one); none if it was
+    the game's knife already. Only the game decides this, so every server's copy agrees on it without
+    storing it."""
     request = _open(room)
     key = len(room.game.events) if request else None
-    if key != st.key:
-        # The voices of the knife that ended see it go, those of the new one see it come.
-        st.bump(sorted({*st.picks, *st.own, *st.ready, *(d.seat for d in request)}))
-        st.key, st.picks, st.ready, st.own = key, {}, set(), {}
+    if key == st.key:
+        return []
+    seats = sorted({*st.picks, *st.own, *st.ready, *(d.seat for d in request)})
+    st.key, st.picks, st.ready, st.own = key, {}, set(), {}
+    return seats
+
+
+def sync(room: Room) -> list[Decision]:
+    """The room's state follows the game (``align``), and the open knife as the table sees it."""
+    st = room.pack
+    moved = align(room, st)
+    if moved:
+        st.bump(moved)
     return knife(room)
 
 
