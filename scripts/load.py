@@ -6,9 +6,10 @@ HTTP, keeps a WebSocket open, and, once every room is seated (the games then sta
 spread over --ramp seconds), answers a random legal move (self-destructs and
 duels only rarely) a random "think time" after its view asks for one. The figure
 measured is the time from sending an answer (POST /act) to receiving, on the
-player's WebSocket, the view in which that answer is taken: its 50th, 95th and
-99th percentiles, with the number of errors (any non-2xx answer, failed request
-or dropped socket). It also prints the server's CPU seconds (from /proc) per answer and
+player's WebSocket, the view in which that answer is taken (for a wolf's pick at
+the pack's knife, which waits for the packmates, the view that shows it
+confirmed): its 50th, 95th and 99th percentiles, with the number of errors (any
+non-2xx answer, failed request or dropped socket). It also prints the server's CPU seconds (from /proc) per answer and
 per view pushed, during play: on a shared machine the latencies move with the neighbours'
 load, these much less, so a regression shows without a stopwatch. The players ask for
 deltas (``?delta=true``), as the phones' page does; ``--full-views`` asks for whole views.
@@ -232,7 +233,10 @@ class Player:
                         await ws.send('{"full":true}')
                         continue
                     view = {**self.view, **view["set"], "v": view["v"]}
-                if self.sent_at is not None and view.get("pending") != self.sent_pending:
+                # Taken: the seat is asked something else now, or (a wolf's pick at the pack's knife, which
+                # waits for the packmates) its pick is shown as confirmed.
+                if self.sent_at is not None and (view.get("pending") != self.sent_pending or (
+                        self.sent_act == "kill" and self.seat in (view.get("pack_ready") or ()))):
                     self.stats.latency(now - self.sent_at, now, self.sent_act, view.get("phase") != self.sent_phase)
                     self.sent_at = None
                 self.view = view
@@ -256,11 +260,12 @@ class Player:
             if view.get("game_over") is not None:
                 return
             pending = view.get("pending")
-            if not pending or self.sent_at is not None:
-                continue
+            if not pending or self.sent_at is not None or self.seat in (view.get("pack_ready") or ()):
+                continue  # (a wolf whose pick is confirmed waits for the pack: asked still, nothing to add)
             await asyncio.sleep(self.rng.uniform(0, 2 * self.think))
             view = self.view  # the freshest one
-            if view is None or not view.get("pending") or view.get("game_over") is not None:
+            if view is None or not view.get("pending") or view.get("game_over") is not None \
+                    or self.seat in (view.get("pack_ready") or ()):
                 continue
             pending = view["pending"]
             calm = [m for m in pending if m["act"] not in ("explode", "duel")]
@@ -286,36 +291,42 @@ class Player:
 async def one_room(base: str, http: httpx.AsyncClient, stats: Stats, think: float, seed: int,
                    stop_at: float, ruleset: str, deck: str, ready: asyncio.Barrier, delay: float,
                    pid: int | None, delta: bool, probing: bool) -> None:
-    """Create a room, seat 12 players with their sockets open; once every room is ready, play."""
+    """Create a room, seat 12 players with their sockets open; once every room is ready, play. The room is
+    set up and started on a connection of its own, as a host's phone does (``serve --workers`` hands a
+    connection to the process of the room it first names, and each process creates its own rooms)."""
     rng = random.Random(seed)
     players: list[Player] = []
     room = host = ""
-    try:
-        r = await http.post("/api/rooms", json={"ruleset": ruleset, "deck": deck, "seed": seed, "timeout": 0})
-        r.raise_for_status()
-        room, host, n = r.json()["room"], r.json()["host_token"], r.json()["players"]
-        for i in range(n):
-            j = await http.post(f"/api/rooms/{room}/join", json={"name": f"bot {i + 1}"})
-            j.raise_for_status()
-            players.append(Player(base, room, j.json()["seat"], j.json()["token"], http, stats, think,
-                                  random.Random(rng.random()), stop_at, delta))
-    except httpx.HTTPError as err:
-        stats.error(f"setup: {type(err).__name__}")
-    tasks = [asyncio.create_task(p.run()) for p in players]
-    await asyncio.sleep(1.0)  # the sockets connect
-    await ready.wait()  # every room is set up: from here on, only play
-    if stats.cpu_start is None:
-        stats.cpu_start = server_cpu(pid)
-        stats.own_start, stats.play_start = own_cpu(), time.time()
-        if probing:
-            (await http.get("/api/debug/probe", params={"reset": "true"})).raise_for_status()
-    if not players:
-        return
-    await asyncio.sleep(delay)
-    try:
-        (await http.post(f"/api/rooms/{room}/start", headers={"Authorization": f"Bearer {host}"})).raise_for_status()
-    except httpx.HTTPError as err:
-        stats.error(f"start: {type(err).__name__}")
+    own = httpx.AsyncClient(base_url=base, timeout=120, limits=httpx.Limits(max_connections=1,
+                                                                            keepalive_expiry=2.0))
+    async with own:
+        try:
+            r = await own.post("/api/rooms", json={"ruleset": ruleset, "deck": deck, "seed": seed, "timeout": 0})
+            r.raise_for_status()
+            room, host, n = r.json()["room"], r.json()["host_token"], r.json()["players"]
+            for i in range(n):
+                j = await own.post(f"/api/rooms/{room}/join", json={"name": f"bot {i + 1}"})
+                j.raise_for_status()
+                players.append(Player(base, room, j.json()["seat"], j.json()["token"], http, stats, think,
+                                      random.Random(rng.random()), stop_at, delta))
+        except httpx.HTTPError as err:
+            stats.error(f"setup: {type(err).__name__}")
+        tasks = [asyncio.create_task(p.run()) for p in players]
+        await asyncio.sleep(1.0)  # the sockets connect
+        await ready.wait()  # every room is set up: from here on, only play
+        if stats.cpu_start is None:
+            stats.cpu_start = server_cpu(pid)
+            stats.own_start, stats.play_start = own_cpu(), time.time()
+            if probing:
+                (await http.get("/api/debug/probe", params={"reset": "true"})).raise_for_status()
+        if not players:
+            return
+        await asyncio.sleep(delay)
+        try:
+            (await own.post(f"/api/rooms/{room}/start",
+                            headers={"Authorization": f"Bearer {host}"})).raise_for_status()
+        except httpx.HTTPError as err:
+            stats.error(f"start: {type(err).__name__}")
     await asyncio.gather(*tasks)
     if any(p.view and p.view.get("game_over") for p in players):
         stats.games_done += 1

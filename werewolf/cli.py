@@ -135,9 +135,9 @@ def play_command(ruleset: str, deck: str | None, players: int | None, seat: int 
               help="Seconds every night step lasts, drawn between MIN and MAX, whether its role is played, "
                    "dead or absent (so that timing tells nothing); a room may set its own.")
 @click.option("--workers", type=click.IntRange(min=1, max=64), default=1, show_default=True,
-              help="Server processes sharing the port, each serving every room (PostgreSQL only; several "
-                   "`werewolf serve` on one PostgreSQL database do the same). Each holds its own database "
-                   "connections: at most 64.")
+              help="Server processes behind the port, each room's connections handed to the one that is its "
+                   "home (PostgreSQL only; several `werewolf serve` on one PostgreSQL database serve the same "
+                   "rooms too). Each holds its own database connections: at most 64.")
 def serve_command(host: str, port: int, database: str, timeout: float, public_url: str | None,
                   keep_finished: float, lobby_hours: float, limits: str | None, log_level: str,
                   pace: tuple[float, float], workers: int) -> None:

@@ -5,7 +5,9 @@ nothing and the other goes on. Skipped without PostgreSQL (``WEREWOLF_TEST_POSTG
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import random
 import signal
 import subprocess
@@ -30,6 +32,7 @@ from .conftest import ROOT, Server, auth, free_port
 
 HUMANS = 7  # of 12 seats; the other five are bots
 LIMIT = 120.0  # seconds a game may take at most
+SEEN = ("phase", "pending", "events", "game_over")  # what a seat's socket and its HTTP view agree on
 
 
 @pytest.fixture
@@ -69,6 +72,11 @@ class Table:
     def close(self) -> None:
         for c in self.clients:
             c.close()
+
+    def reconnect(self) -> None:
+        """New connections (those of a killed server are gone)."""
+        self.close()
+        self.clients = [httpx.Client(base_url=s.url, timeout=10) for s in self.servers]
 
     def client(self, seat: int, answering: bool = False) -> httpx.Client:
         live = [c for c, s in zip(self.clients, self.servers) if s.proc is not None]
@@ -239,36 +247,84 @@ def test_workers_need_postgresql(tmp_path: Path) -> None:
     assert r.returncode == 2 and "--workers" in r.stderr and "1<=x<=64" in r.stderr and "Traceback" not in r.stderr
 
 
-def test_workers_share_one_port(postgres_db: str, tmp_path: Path) -> None:
-    """``serve --workers 2``: two processes behind one port play a game to its end, both serving."""
+@contextlib.contextmanager
+def serve_workers(postgres_db: str, tmp_path: Path, count: int) -> Iterator[Server]:
+    """``werewolf serve --workers count`` on a free port, once every worker is connected."""
     port = free_port()
     log = open(tmp_path / "workers.log", "wb")  # noqa: SIM115 (the child holds it)
     proc = subprocess.Popen([sys.executable, "-m", "werewolf.cli", "serve", "--host", "127.0.0.1", "--port",
                              str(port), "--database", postgres_db, "--timeout", "0", "--limits", "off", "--pace",
-                             "0", "0", "--workers", "2"], cwd=ROOT, stdout=log, stderr=log)
+                             "0", "0", "--workers", str(count)], cwd=ROOT, stdout=log, stderr=log)
     log.close()
     server = Server(postgres_db, port=port)
     server.proc = proc  # type: ignore[assignment]
     try:
-        end = time.time() + 60
-        while len(servers_on(postgres_db)) < 2:
-            assert proc.poll() is None, (tmp_path / "workers.log").read_text()
-            assert time.time() < end, "the two workers did not start"
-            time.sleep(0.2)
-        table = Table([server, server], seed=5)
-        try:
-            table.start()
-            table.play()
-            check_log(table, table.clients[0].get(f"/api/rooms/{table.rid}/log").json())
-        finally:
-            table.close()
-        assert len(servers_on(postgres_db)) == 2
+        wait_for_workers(postgres_db, count, proc, tmp_path)
+        yield server
     finally:
         proc.send_signal(signal.SIGTERM)
         try:
-            proc.wait(20)
+            proc.wait(30)
         except subprocess.TimeoutExpired:
             proc.kill()
+        assert proc.returncode == 0, (tmp_path / "workers.log").read_text()[-3000:]
+        assert "Traceback" not in (tmp_path / "workers.log").read_text()
+
+
+def wait_for_workers(database: str, count: int, proc: subprocess.Popen[bytes], tmp_path: Path,
+                     gone: int | None = None) -> set[int]:
+    """The workers' process ids, once ``count`` are connected (none of them ``gone``)."""
+    end = time.time() + 60
+    while True:
+        pids = {int(name.rsplit(" ", 1)[1]) for name in servers_on(database)}
+        if len(pids) == count and gone not in pids:
+            return pids
+        assert proc.poll() is None, (tmp_path / "workers.log").read_text()
+        assert time.time() < end, f"{count} workers did not start: {pids}"
+        time.sleep(0.2)
+
+
+def test_workers_hand_each_room_to_its_home_and_start_a_killed_one_again(postgres_db: str, tmp_path: Path) -> None:
+    """``serve --workers 2``: one port; every connection of a room reaches the one process that is its
+    home and drives it, so the other never reads the room: killing it (SIGKILL) drops none of the room's
+    sockets and changes nothing. The parent starts a killed worker again; killing the room's own process
+    loses nothing either: the room is served meanwhile by the other, and goes home after."""
+    with serve_workers(postgres_db, tmp_path, 2) as server:
+        pids = wait_for_workers(postgres_db, 2, server.proc, tmp_path)  # type: ignore[arg-type]
+        table = Table([server, server], seed=5)
+        try:
+            table.start()
+            home = owner_pid(postgres_db, table.rid)
+            assert home in pids
+            other = (pids - {home}).pop()
+            seat = min(table.tokens)
+            with connect(f"ws://127.0.0.1:{server.port}/api/rooms/{table.rid}/ws?lang=en",
+                         subprotocols=["werewolf", f"token.{table.tokens[seat]}"]) as ws:  # type: ignore[list-item]
+                assert json.loads(ws.recv(timeout=10))["phase"] != "lobby"
+                table.play(answers=5)
+                before = table.settled()
+                os.kill(other, signal.SIGKILL)
+                assert table.settled() == before
+                table.play(answers=10)
+                last = None
+                with contextlib.suppress(TimeoutError):  # its socket was never cut, and is up to date
+                    while True:
+                        last = json.loads(ws.recv(timeout=2))
+                now = table.view(seat)
+                assert last is not None and [last[k] for k in SEEN] == [now[k] for k in SEEN]
+                assert owner_pid(postgres_db, table.rid) == home
+            pids = wait_for_workers(postgres_db, 2, server.proc, tmp_path, gone=other)  # type: ignore[arg-type]
+
+            before = table.settled()
+            os.kill(home, signal.SIGKILL)
+            table.reconnect()
+            assert unclocked(table.settled()) == unclocked(before)
+            table.play()  # the other worker serves the room meanwhile, then its home again
+            check_log(table, table.clients[0].get(f"/api/rooms/{table.rid}/log").json())
+            again = wait_for_workers(postgres_db, 2, server.proc, tmp_path, gone=home)  # type: ignore[arg-type]
+            assert owner_pid(postgres_db, table.rid) in (None, *again)
+        finally:
+            table.close()
 
 
 def servers_on(database: str) -> set[str]:

@@ -6,14 +6,9 @@ app for tests and other servers. See the README's "Web app" section.
 
 from __future__ import annotations
 
-import json
-import os
 from typing import Any
 
 __all__ = ["create_app", "serve"]
-
-WORKER_ENV = "WEREWOLF_WORKER_APP"  # the app's settings, handed to the worker processes of ``--workers``
-
 
 def create_app(database: str | None = None, **kwargs: Any) -> Any:
     from werewolf.web.app import create_app as make
@@ -28,13 +23,15 @@ def serve(host: str = "0.0.0.0", port: int = 8000, database: str | None = None, 
     """Run the app with uvicorn until interrupted (``keep_finished``, ``lobby_idle``: seconds; ``limits``:
     ``werewolf.web.limits.Limits.parse``'s notation; ``pace``: a night step's seconds, min and max).
 
-    ``workers`` > 1: as many server processes sharing the listening socket, each a whole server, all on one
-    PostgreSQL database (``werewolf.web.cluster``); uvicorn's parent process starts them again if they die."""
+    ``workers`` > 1: as many server processes behind the port, each a whole server, all on one PostgreSQL
+    database (``werewolf.web.cluster``); the parent hands each room's connections to the one that is its
+    home, and starts a worker that dies again (``werewolf.web.routing``)."""
+    import logging.config
+
     import uvicorn
 
     from werewolf.web.links import detect_address, server_link
-    from werewolf.web.logs import log_config
-    from werewolf.web.protocols import protocol
+    from werewolf.web.routing import Router
     from werewolf.web.runtime import serving
     from werewolf.web.store import database_url
 
@@ -44,29 +41,34 @@ def serve(host: str = "0.0.0.0", port: int = 8000, database: str | None = None, 
     if workers > 1 and not database_url(database).startswith("postgresql"):
         raise ValueError(f"--workers {workers}: several processes need a PostgreSQL database (--database "
                          "postgresql://...); SQLite serves one process")
-    app: Any
-    http: Any
-    if workers > 1:
-        os.environ[WORKER_ENV] = json.dumps(settings)  # the workers are spawned with this environment
-        app, http = "werewolf.web:worker_app", "werewolf.web.protocols:PROTOCOL"
-    else:
-        app, http = _app(settings), protocol()
     link = server_link(public_url, host, port, None if public_url else detect_address())
     print(f"werewolf: open {link.base} (API: /docs)", flush=True)
     if not link.reachable:
         print("werewolf: phones cannot open a loopback address: serve with --host 0.0.0.0 on a network, or "
               "give --public-url http://ADDRESS:PORT (the address phones reach this machine at)", flush=True)
+    if workers > 1:
+        from werewolf.web.logs import log_config
 
-    if workers <= 1:
-        serving()  # the garbage collector's pauses and the threads' turns (werewolf.web.runtime)
-    uvicorn.run(app, host=host, port=port, log_level=log_level, log_config=log_config(log_level), http=http,
-                factory=workers > 1, workers=workers if workers > 1 else None,
-                ws_ping_interval=20, ws_ping_timeout=20, ws_per_message_deflate=False,
-                ws_max_size=64 * 1024,  # clients send nothing but pings
-                access_log=False)  # quieter; and every line passes werewolf.web.logs.Redact anyway
+        logging.config.dictConfig(log_config(log_level))
+        Router(host, port, workers, {**settings, "log_level": log_level}).run()
+        return
+    app = _app(settings)
+    serving()  # the garbage collector's pauses and the threads' turns (werewolf.web.runtime)
+    uvicorn.run(app, host=host, port=port, **uvicorn_settings(log_level))
 
 
-def _app(settings: dict[str, Any]) -> Any:
+def uvicorn_settings(log_level: str) -> dict[str, Any]:
+    """uvicorn's settings for the app, one process or a worker of several."""
+    from werewolf.web.logs import log_config
+    from werewolf.web.protocols import protocol
+
+    return {"log_level": log_level, "log_config": log_config(log_level), "http": protocol(),
+            "ws_ping_interval": 20, "ws_ping_timeout": 20, "ws_per_message_deflate": False,
+            "ws_max_size": 64 * 1024,  # clients send nothing but pings
+            "access_log": False}  # quieter; and every line passes werewolf.web.logs.Redact anyway
+
+
+def _app(settings: dict[str, Any], place: Any = None) -> Any:
     from werewolf.web.app import create_app as make
     from werewolf.web.limits import Limits
 
@@ -74,13 +76,4 @@ def _app(settings: dict[str, Any]) -> Any:
     limits = kw.pop("limits")
     pace = kw.pop("pace")
     return make(kw.pop("database"), limits=Limits.parse(limits) if limits else None,
-                pace=tuple(pace) if pace is not None else None, **kw)
-
-
-def worker_app() -> Any:
-    """The app of one worker process of ``serve --workers`` (uvicorn's factory), from its parent's settings."""
-    from werewolf.web.runtime import serving
-
-    app = _app(json.loads(os.environ[WORKER_ENV]))
-    serving()  # each worker is a process of its own: its own collector and thread turns
-    return app
+                pace=tuple(pace) if pace is not None else None, place=place, **kw)

@@ -46,6 +46,7 @@ from werewolf.web.probe import install as install_probe
 from werewolf.web.replay import install as install_replay
 from werewolf.web.requests import CreateRoom, Join, Move, PackChat, Pick, Start, error_text
 from werewolf.web.rooms import KEEP_FINISHED, LOBBY_IDLE, ApiError, Hub, Room, Subscriber
+from werewolf.web.routing import Place
 from werewolf.web.store import Store, database_url
 from werewolf.web.voice import VoiceAck, VoiceHeard
 
@@ -146,7 +147,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
                lobby_idle: float = LOBBY_IDLE, clock: Callable[[], float] = time.time,
                limits: Limits | None = None, listen_host: str = "0.0.0.0", port: int | None = None,
                address: Callable[[], str | None] = detect_address,
-               pace: tuple[float, float] | None = None) -> FastAPI:
+               pace: tuple[float, float] | None = None, place: Place | None = None) -> FastAPI:
     """The app, storing in ``database`` (a SQLite path or a database URL).
 
     ``keep_finished`` and ``lobby_idle`` (seconds) are the rooms' lifecycle (``werewolf.web.rooms``);
@@ -155,6 +156,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
     server listens on (``listen_host``, ``port``: by default the port of the connection), else the
     machine's ``address()`` on its network (``werewolf.web.links``); never a request's ``Host``. ``pace``:
     the rooms' default pacing of the night steps (``werewolf.web.pacing``; seconds, shortest and longest).
+    ``place``: this process's place among the workers of ``serve --workers`` (``werewolf.web.routing``).
     """
     default_pace = Pace(*pace) if pace is not None else None
     url = database_url(database)
@@ -165,7 +167,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = Store(url, sync=sync)
         hub = Hub(store, timeout=timeout, tick=tick, keep_finished=keep_finished, lobby_idle=lobby_idle,
-                  clock=clock, pace=default_pace)
+                  clock=clock, pace=default_pace, place=place)
         app.state.store = store
         app.state.hub = hub
         app.state.address = None if public_url else await asyncio.to_thread(address)

@@ -55,6 +55,7 @@ from werewolf.core.errors import IllegalMove
 from werewolf.core.game import Game, _from_json
 from werewolf.web import pack as wolfpack
 from werewolf.web.pacing import Pacer
+from werewolf.web.routing import worker_key
 from werewolf.web.store import CHANNEL, RoomRecord, Store, answers, players, rooms, writer
 
 if TYPE_CHECKING:
@@ -155,6 +156,8 @@ class Cluster:
         self._reading = threading.local()  # each reader's connection, kept (no checkout and ping per read)
         self._read_conns: list[Connection] = []
         self.conflicts = 0  # changes made again because another server wrote first (for the logs)
+        # A worker of ``serve --workers``: the workers alive (each holds its ``worker_key``), as last seen.
+        self.homes_alive: set[int] = set(range(hub.place.count)) if hub.place is not None else set()
 
     # -- life -------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -188,6 +191,9 @@ class Cluster:
 
         self._locks = await psycopg.AsyncConnection.connect(self.url, autocommit=True, application_name=self.name)
         self.owned.clear()
+        place = self.hub.place
+        if place is not None:  # a worker of ``serve --workers`` says it is alive (its rooms' home)
+            await self._locks.execute("SELECT pg_try_advisory_lock(%s)", (worker_key(place.index),))
 
     async def _query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """A statement on the lock session (one at a time); a broken session loses every lock held."""
@@ -235,12 +241,32 @@ class Cluster:
                               ([lock_key(i) for i in ids],))
 
     async def _orphans(self) -> list[str]:
-        """The unfinished rooms whose lock no server holds."""
+        """The unfinished rooms whose lock no server holds (a worker's: those whose home it is, or whose
+        home is not alive)."""
         held = {_signed((int(c) << 32) | int(o)) for c, o in await self._query(
             "SELECT classid, objid FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted "
             "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")}
+        place = self.hub.place
+        if place is not None:
+            self.homes_alive = {i for i in range(place.count) if worker_key(i) in held}
         ids = [r for (r,) in await self._query("SELECT id FROM rooms WHERE status = ANY(%s)", (list(UNFINISHED),))]
-        return [i for i in ids if lock_key(i) not in held]
+        return [i for i in ids if lock_key(i) not in held and self.may_claim(i)]
+
+    def may_claim(self, room_id: str) -> bool:
+        """Whether this server takes the room when no server drives it: any server may, but a worker of
+        ``serve --workers`` leaves a room to its home while that worker is alive (its phones are there)."""
+        place = self.hub.place
+        return place is None or place.is_home(room_id) or place.home(room_id) not in self.homes_alive
+
+    def strays(self, room: Room) -> bool:
+        """A worker's copy of a room that is not its home and that its home can take (``Hub.sweep``
+        lets it go once no socket of this process watches it)."""
+        return not self.may_claim(room.id)
+
+    async def let_go(self, room_id: str) -> None:
+        """The room is no longer this server's to drive (it left memory): its lock is given back."""
+        if room_id in self.owned:
+            await self._unlock([room_id])
 
     async def adopt(self) -> list[RoomRecord]:
         """The unfinished rooms no server holds and this one does not have, claimed and loaded."""
@@ -260,7 +286,7 @@ class Cluster:
 
     async def _entered(self, room: Room) -> None:
         await self.catch_up(room)
-        if room.status in UNFINISHED and not self.owns(room.id):
+        if room.status in UNFINISHED and not self.owns(room.id) and self.may_claim(room.id):
             try:
                 if await self._try_locks([room.id]):
                     await self._took(room)
@@ -296,7 +322,8 @@ class Cluster:
         hub = self.hub
         gone = [i for i in self.owned if (r := hub.rooms.get(i)) is None or r.status not in UNFINISHED]
         await self._unlock(gone)
-        free = [i for i, r in hub.rooms.items() if r.status in UNFINISHED and i not in self.owned]
+        free = [i for i, r in hub.rooms.items() if r.status in UNFINISHED and i not in self.owned
+                and self.may_claim(i)]
         for room_id in await self._try_locks(free):
             room = hub.rooms.get(room_id)
             if room is not None:

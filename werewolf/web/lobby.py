@@ -38,6 +38,7 @@ from pydantic import BaseModel, Field
 
 from werewolf.web.requests import PlayAgain, Remove, SeatMove
 from werewolf.web.rooms import ApiError, Hub, Room
+from werewolf.web.routing import new_room_id
 from werewolf.web.store import PlayerRecord, RoomRecord, StaleWrite, Store
 
 
@@ -200,10 +201,7 @@ def next_record(hub: Hub, room: Room) -> RoomRecord:
     seed = setup.get("seed")
     setup["seed"] = derived_seed(int(seed), game_no) if room.fixed_deal and isinstance(seed, int) \
         else secrets.randbits(63)
-    while True:
-        room_id = secrets.token_urlsafe(6).replace("-", "x").replace("_", "y")
-        if room_id not in hub.rooms:
-            break
+    room_id = new_room_id(hub.rooms, hub.place)  # the series stays with this process (werewolf.web.routing)
     now = hub.clock()
     return dataclasses.replace(
         old, id=room_id, created=now, status="lobby", setup=setup, bots=sorted(room.bots), talk_ends=None,

@@ -44,8 +44,3 @@ def protocol() -> type:
 
     return JsonErrorsHttpTools
 
-
-
-# ``protocol()`` by name, for the worker processes of ``serve --workers``, which load it themselves (a class
-# made in a function does not travel to another process): "werewolf.web.protocols:PROTOCOL".
-PROTOCOL = protocol()

@@ -88,6 +88,7 @@ from werewolf.web import pacing, timers
 from werewolf.web import pack as wolfpack
 from werewolf.web.pacing import Pace, Pacer
 from werewolf.web.probe import probe
+from werewolf.web.routing import Place, new_room_id
 from werewolf.web.seats import check_bot_kinds, seat_agents
 from werewolf.web.store import PlayerRecord, RoomRecord, StaleWrite, Store
 from werewolf.web.voice import Voice, VoiceAck
@@ -135,6 +136,7 @@ LEGACY_BOT = "random"  # the kind of rooms stored before the kind was
 MODES = ("online", "face_to_face")
 KEEP_FINISHED = 1800.0  # seconds a finished game a phone watches stays in memory after its end or last request
 UNWATCHED = 30.0  # seconds a finished game no phone watches stays (a phone that reconnects finds it in memory)
+STRAY = 10.0  # seconds a worker keeps, unwatched and unasked, a room whose home is another (werewolf.web.routing)
 LOBBY_IDLE = 86400.0  # seconds a lobby lives after its creation or its last join (0: for ever)
 CLOSED = "closed"  # the status of an expired lobby
 _UNSHOWN: list[Decision] = []  # the request while the pacer holds it back (one object: its generation stays)
@@ -284,6 +286,7 @@ class Room:
         # last change or request: a lobby expires after the first, a finished game after the second.
         self.touched = rec.active() if rec.status == "lobby" else clock()
         self.used = clock()
+        self.asked = clock()  # a request's or a socket's last word about the room (not the game moving on)
         self._reset_counts()
         self.bot_kind = rec.bot_kind or LEGACY_BOT
         self.bot_kinds = dict(rec.bot_kinds or {})  # a kind per bot seat, over ``bot_kind`` (werewolf.web.seats)
@@ -736,8 +739,9 @@ class Hub:
     def __init__(self, store: Store, *, timeout: float = 600.0, tick: float = 1.0,
                  keep_finished: float = KEEP_FINISHED, lobby_idle: float = LOBBY_IDLE,
                  clock: Callable[[], float] = time.time, pace: Pace | None = None,
-                 rng: random.Random | None = None, timers: bool = True) -> None:
+                 rng: random.Random | None = None, timers: bool = True, place: Place | None = None) -> None:
         self.store = store
+        self.place = place  # a worker of ``serve --workers``: the rooms whose home it is (werewolf.web.routing)
         self.timeout = timeout
         self.tick = tick
         self.keep_finished = keep_finished
@@ -822,6 +826,9 @@ class Hub:
             self.broken[rec.id] = str(err)
             return None
         self.rooms[rec.id] = room
+        if self.place is not None and not self.place.is_home(rec.id):
+            log.debug("room %s: read by worker %s; its home is worker %d", rec.id, self.place,
+                      self.place.home(rec.id))
         if self.cluster is not None:
             self.cluster.entered(room)
         return room
@@ -833,7 +840,7 @@ class Hub:
     async def room(self, room_id: str) -> Room:
         room = self.rooms.get(room_id)
         if room is not None:
-            room.used = self.clock()
+            room.used = room.asked = self.clock()
             if self.cluster is not None and room.status == "lobby":  # seats taken on another server
                 await self.cluster.catch_up(room)
             return room
@@ -900,9 +907,7 @@ class Hub:
             raise ApiError(422, str(err)) from None
         token = new_token()
         while True:
-            room_id = secrets.token_urlsafe(6).replace("-", "x").replace("_", "y")
-            if room_id in self.rooms:
-                continue
+            room_id = new_room_id(self.rooms, self.place)
             rec = RoomRecord(id=room_id, created=self.clock(), status="lobby", setup=setup.as_json(), mode=mode,
                              lang=lang, bots=bot_seats, host_hash=token_hash(token), timeout=timeout,
                              bot_kind=bot_kind, paced=0, pace=room_pace.as_json(), fixed_deal=fixed_deal,
@@ -1205,7 +1210,7 @@ class Hub:
     def leave(self, room: Room, sub: Subscriber) -> None:
         """A socket closed: the room no longer pushes to it (and a finished game's grace starts again)."""
         room.subs.discard(sub)
-        room.used = self.clock()
+        room.used = room.asked = self.clock()
 
     async def view_json(self, room: Room, seat: int | None, host: bool, lang: str | None) -> str:
         async with room.lock:
@@ -1235,6 +1240,16 @@ class Hub:
         for room_id, room in list(self.rooms.items()):
             if self.closing:
                 return
+            if self.cluster is not None and self.place is not None and room.status in ("lobby", "playing") \
+                    and not room.subs and now - room.asked > STRAY and not room.lock.locked() \
+                    and self.cluster.strays(room):
+                # Another worker is this room's home (werewolf.web.routing): the copy leaves, and if this
+                # process drove it (its home had died), the lock goes back for the home to take.
+                log.debug("room %s: let go by worker %s (its home is worker %d)", room_id, self.place,
+                          self.place.home(room_id))
+                self._drop(room)
+                await self.cluster.let_go(room_id)
+                continue
             if room.status == "over":
                 # Watched, it stays its grace; unwatched, it leaves almost at once (replayed on demand).
                 grace = self.keep_finished if room.subs else min(self.keep_finished, UNWATCHED)

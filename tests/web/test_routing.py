@@ -1,0 +1,137 @@
+"""``serve --workers``: each room's home process (werewolf.web.routing), the copies of rooms that are not a
+worker's own, and the way a room goes home after its home died and came back (werewolf.web.cluster).
+
+The process-level test (two workers behind one port, SIGKILL of each) is in test_cluster.py; here two hubs
+on one PostgreSQL database play the two workers, each with its place, on a clock of the test's own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+import pytest
+
+from werewolf.web.rooms import STRAY, Hub
+from werewolf.web.routing import Place, home, new_room_id, room_in
+from werewolf.web.store import Store, database_url
+
+from .test_cluster import owner_pid
+
+T = TypeVar("T")
+
+
+def test_a_request_line_names_its_room_and_each_room_has_one_home() -> None:
+    assert room_in(b"GET /api/rooms/Ab3dE6gH/ws?delta=true HTTP/1.1\r\nHost: x\r\n") == "Ab3dE6gH"
+    assert room_in(b"POST /api/rooms/Ab3dE6gH/act HTTP/1.1\r\n") == "Ab3dE6gH"
+    assert room_in(b"GET /r/Ab3dE6gH HTTP/1.1\r\n") == "Ab3dE6gH"
+    assert room_in(b"GET /replay/Ab3dE6gH?seat=2 HTTP/1.1\r\n") == "Ab3dE6gH"
+    assert room_in(b"GET /api/rooms/Ab3dE6gH HTTP/1.1\r\n") == "Ab3dE6gH"
+    for line in (b"POST /api/rooms HTTP/1.1\r\n", b"GET / HTTP/1.1\r\n", b"GET /static/app.js HTTP/1.1\r\n",
+                 b"GET /api/rooms/" + b"a" * 33 + b" HTTP/1.1\r\n", b"GET /api/rooms/a%2Fb HTTP/1.1\r\n",
+                 b"\x16\x03\x01", b"", b"GET /r/../x HTTP/1.1\r\n"):
+        assert room_in(line) is None, line
+    ids = [f"room{i}" for i in range(400)]
+    assert {home(i, 3) for i in ids} == {0, 1, 2}
+    assert all(home(i, 3) == home(i, 3) for i in ids)
+    for index in range(3):
+        place = Place(index, 3)
+        made = {new_room_id(set(), place) for _ in range(30)}
+        assert all(place.is_home(i) and home(i, 3) == index for i in made)
+    assert Place.parse("1/2") == Place(1, 2) and Place.parse(None) is None
+    for bad in ("2/2", "-1/2", "x/2", "1"):
+        with pytest.raises(ValueError):
+            Place.parse(bad)
+
+
+def run(work: Coroutine[Any, Any, T]) -> T:
+    return asyncio.run(asyncio.wait_for(work, 120))
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def worker(database: str, index: int, clock: Clock) -> Hub:
+    # No clock of their own (tick: an hour): the test sweeps and claims by hand.
+    hub = Hub(Store(database_url(database)), timeout=0, tick=3600.0, clock=clock, timers=False,
+              place=Place(index, 2))
+    await hub.start()
+    return hub
+
+
+async def stop(hub: Hub) -> None:
+    await hub.stop()
+    hub.store.close()
+
+
+async def tick(hub: Hub) -> None:
+    """One tick of the worker's cluster (claims and releases, adoption) and of its rooms (the sweep), once
+    the catch-ups under way (tasks of their own, holding their room's lock) are done."""
+    assert hub.cluster is not None
+    for _ in range(100):
+        if not any(r.lock.locked() for r in hub.rooms.values()) and not hub._tasks:
+            break
+        await asyncio.sleep(0.05)
+    await hub.cluster._claim_and_release(adopt=True)
+    await hub.sweep()
+
+
+def test_a_room_is_driven_by_its_home_and_goes_home_after_a_failover(postgres_db: str) -> None:
+    async def go() -> None:
+        clock = Clock()
+        zero, one = await worker(postgres_db, 0, clock), await worker(postgres_db, 1, clock)
+        try:
+            room, _ = await zero.create(ruleset="classic", deck="classic12", options={}, bots=[], seed=3,
+                                        mode="online", lang="en", players=None, timeout=None,
+                                        bot_kind="heuristic")
+            rid = room.id
+            assert Place(0, 2).is_home(rid)
+            await zero.join(room, "a person", 1)  # the game waits for them (and for the clock)
+            await zero.start_game(room, fill_with_bots=True)
+            await asyncio.sleep(0.3)  # the claim (a task of its own)
+            assert zero.cluster is not None and zero.cluster.owns(rid)
+
+            # A request for it reaches worker 1 (a client that mixed rooms on one connection): it is served
+            # from a copy, which worker 1 does not claim, and lets go once nobody asked for it a while.
+            copy = await one.room(rid)
+            assert copy.game.answers == room.game.answers
+            await tick(one)
+            assert one.cluster is not None and not one.cluster.owns(rid) and rid in one.rooms
+            clock.now += STRAY + 1
+            await tick(one)
+            assert rid not in one.rooms and zero.cluster.owns(rid)
+
+            # Its home dies: worker 1 takes the room over (the home's lock is gone with it).
+            await stop(zero)
+            await tick(one)
+            await asyncio.sleep(0.3)
+            assert one.cluster.owns(rid) and rid in one.rooms
+            assert owner_pid(postgres_db, rid) is not None
+
+            # The home is back: worker 1 keeps the room while a socket of its own watches it or it is asked
+            # for, then gives it back, and the home takes it.
+            zero = await worker(postgres_db, 0, clock)
+            assert zero.cluster is not None and not zero.cluster.owns(rid)
+            await zero.room(rid)
+            await tick(one)
+            assert one.cluster.owns(rid), "asked for a moment ago"
+            clock.now += STRAY + 1
+            await tick(one)
+            assert rid not in one.rooms and not one.cluster.owns(rid)
+            await tick(zero)
+            await asyncio.sleep(0.3)
+            assert zero.cluster.owns(rid)
+            back = await zero.room(rid)
+            assert back.status == "playing" and back.game.answers[:len(room.game.answers)] == room.game.answers
+        finally:
+            for hub in (zero, one):
+                if not hub.closing:
+                    await stop(hub)
+
+    run(go())
