@@ -6,7 +6,10 @@ app for tests and other servers. See the README's "Web app" section.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from werewolf.web.routing import Place
 
 __all__ = ["create_app", "serve"]
 
@@ -68,7 +71,7 @@ def uvicorn_settings(log_level: str) -> dict[str, Any]:
             "access_log": False}  # quieter; and every line passes werewolf.web.logs.Redact anyway
 
 
-def _app(settings: dict[str, Any], place: Any = None) -> Any:
+def _app(settings: dict[str, Any], place: Place | None = None) -> Any:
     from werewolf.web.app import create_app as make
     from werewolf.web.limits import Limits
 

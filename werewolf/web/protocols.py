@@ -43,4 +43,3 @@ def protocol() -> type:
             self.transport.close()
 
     return JsonErrorsHttpTools
-
