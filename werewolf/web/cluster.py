@@ -56,7 +56,7 @@ from werewolf.core.game import Game, _from_json
 from werewolf.web import pack as wolfpack
 from werewolf.web.pacing import Pacer
 from werewolf.web.routing import worker_key
-from werewolf.web.store import CHANNEL, RoomRecord, Store, answers, players, rooms, writer
+from werewolf.web.store import CHANNEL, RoomRecord, Store, answers, libpq_url, players, rooms, writer
 
 if TYPE_CHECKING:
     import psycopg
@@ -77,14 +77,6 @@ def lock_key(room_id: str) -> int:
 
 def _signed(key: int) -> int:
     return key - (1 << 64) if key >= 1 << 63 else key
-
-
-def psycopg_url(url: str) -> str:
-    """The store's SQLAlchemy URL as libpq takes it."""
-    for prefix in ("postgresql+psycopg://", "postgres+psycopg://"):
-        if url.startswith(prefix):
-            return "postgresql://" + url[len(prefix):]
-    return url
 
 
 @dataclass
@@ -141,7 +133,7 @@ class Cluster:
 
     def __init__(self, hub: Hub) -> None:
         self.hub = hub
-        self.url = psycopg_url(hub.store.url)
+        self.url = libpq_url(hub.store.url)
         self.name = f"werewolf {socket.gethostname()} {os.getpid()}"  # application_name: whose locks these are
         self.owned: set[str] = set()
         self._locks: psycopg.AsyncConnection[Any] | None = None

@@ -96,9 +96,12 @@ rooms = Table(
     Column("prev_id", String(32), nullable=True),  # the game before it in the series
     Column("next_id", String(32), nullable=True),  # the game after it (set once, by "play again")
     Column("bot_kinds", Text, nullable=True),  # {"seat": kind} over bot_kind (werewolf.web.seats); null: none
+    # How many answers are stored (null: count them; a room stored before this column was): a change is
+    # checked against it in the statement that stores it (``Store.progress``).
+    Column("answers_stored", Integer, nullable=True),
 )
 LATER_COLUMNS = ("bot_kind", "talk_ends", "paced", "pace", "fixed_deal", "pack", "heard", "speech_time", "series_id",
-                 "game_no", "prev_id", "next_id", "bot_kinds")
+                 "game_no", "prev_id", "next_id", "bot_kinds", "answers_stored")
 
 players = Table(
     "players", metadata,
@@ -163,6 +166,14 @@ def database_url(database: str | None) -> str:
         if database.startswith(prefix):
             return "postgresql+psycopg://" + database[len(prefix):]
     return database
+
+
+def libpq_url(url: str) -> str:
+    """A SQLAlchemy URL of ``database_url``'s making as libpq (psycopg's own connections) takes it."""
+    for prefix in ("postgresql+psycopg://", "postgres+psycopg://"):
+        if url.startswith(prefix):
+            return "postgresql://" + url[len(prefix):]
+    return url
 
 
 @dataclass
@@ -309,7 +320,7 @@ class Store:
                 timeout=rec.timeout, bot_kind=rec.bot_kind, talk_ends=rec.talk_ends, paced=rec.paced,
                 pace=None if rec.pace is None else json.dumps(rec.pace), fixed_deal=int(rec.fixed_deal),
                 speech_time=rec.speech_time, series_id=rec.series_id, game_no=rec.game_no, prev_id=rec.prev_id,
-                next_id=rec.next_id,
+                next_id=rec.next_id, answers_stored=0,  # its answers come with ``progress``
                 bot_kinds=None if not rec.bot_kinds else json.dumps({str(k): v for k, v in rec.bot_kinds.items()})))
             for p in rec.players:
                 Store.add_player(rec.id, p)(conn)
@@ -452,16 +463,24 @@ class Store:
 
         def run(conn: Connection) -> None:
             # The writer's idea of what is stored is checked against what is: a change is stored after the
-            # last answer stored, never over it nor after a gap.
-            have = Store.stored_answers(conn, room_id)
-            # A change without answers (the pacer's count, the clock) may follow answers stored meanwhile by
-            # another server of a cluster: what it says holds of the longer log too (the events it counts
-            # are a prefix of that log's). Answers go exactly after the last one stored.
-            if have != start and not (not rows and have > start):
-                raise StaleWrite(f"room {room_id}: {have} answer(s) stored, the change was made after {start}")
+            # last answer stored, never over it nor after a gap. A change without answers (the pacer's
+            # count, the clock) may follow answers stored meanwhile by another server of a cluster: what it
+            # says holds of the longer log too (the events it counts are a prefix of that log's).
+            stored = rooms.c.answers_stored
+            counted = {"answers_stored": start + len(rows)} if rows else {}
+            if values or counted:  # the check and the row's update in one statement
+                done = conn.execute(update(rooms).where(rooms.c.id == room_id,
+                                                        stored == start if rows else stored >= start)
+                                    .values(**values, **counted)).rowcount == 1
+            else:
+                done = False
+            if not done:  # refused, or a row that does not hold the count yet: the answers are counted
+                have = Store.stored_answers(conn, room_id)
+                if have != start and not (not rows and have > start):
+                    raise StaleWrite(f"room {room_id}: {have} answer(s) stored, the change was made after {start}")
+                conn.execute(update(rooms).where(rooms.c.id == room_id)
+                             .values(**values, answers_stored=have + len(rows)))
             answers_of(conn)
-            if values:
-                conn.execute(update(rooms).where(rooms.c.id == room_id).values(**values))
             announce(conn, room_id, start + len(rows))
         return run
 
