@@ -8,8 +8,6 @@ on one PostgreSQL database play the two workers, each with its place, on a clock
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
-from typing import Any, TypeVar
 
 import pytest
 
@@ -18,8 +16,7 @@ from werewolf.web.routing import Place, home, new_room_id, room_in
 from werewolf.web.store import Store, database_url
 
 from .test_cluster import owner_pid
-
-T = TypeVar("T")
+from .test_pack import Clock, run
 
 
 def test_a_request_line_names_its_room_and_each_room_has_one_home() -> None:
@@ -43,18 +40,6 @@ def test_a_request_line_names_its_room_and_each_room_has_one_home() -> None:
     for bad in ("2/2", "-1/2", "x/2", "1"):
         with pytest.raises(ValueError):
             Place.parse(bad)
-
-
-def run(work: Coroutine[Any, Any, T]) -> T:
-    return asyncio.run(asyncio.wait_for(work, 120))
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 async def worker(database: str, index: int, clock: Clock) -> Hub:
