@@ -152,7 +152,9 @@ def test_play_again_keeps_the_seats_and_the_phones_follow(browser: Any, server: 
     host.click("#play-again")
     for p in pages:
         # (Polled from here: the page's CSP forbids the eval a page-side wait_for_function polls with.)
-        followed = f"location.pathname !== '/r/{room}' && !!S.view && S.view.room.prev === '{room}'"
+        # (The new document's scripts may not have run yet: no ``S`` at all for a moment.)
+        followed = (f"location.pathname !== '/r/{room}' && typeof S !== 'undefined' && !!S.view "
+                    f"&& S.view.room.prev === '{room}'")
         end = time.time() + 15
         while not evaluated(p, followed):
             assert time.time() < end, "the phone did not follow to the next game"
