@@ -68,6 +68,9 @@ def uvicorn_settings(log_level: str) -> dict[str, Any]:
     return {"log_level": log_level, "log_config": log_config(log_level), "http": protocol(),
             "ws_ping_interval": 20, "ws_ping_timeout": 20, "ws_per_message_deflate": False,
             "ws_max_size": 64 * 1024,  # clients send nothing but pings
+            # A phone's requests come a decision apart, often more than uvicorn's 5 s: a new connection (and
+            # behind a proxy, a new TLS handshake) for almost every answer, unless idle ones are kept longer.
+            "timeout_keep_alive": 75,
             "access_log": False}  # quieter; and every line passes werewolf.web.logs.Redact anyway
 
 
