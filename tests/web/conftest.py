@@ -61,7 +61,8 @@ class Server:
     """``werewolf serve`` in a child process on a loopback port."""
 
     def __init__(self, database: str, port: int | None = None, timeout: float = 0, limits: str = "off",
-                 log: Path | None = None, log_level: str = "info", pace: tuple[float, float] = (0, 0)) -> None:
+                 log: Path | None = None, log_level: str = "info", pace: tuple[float, float] = (0, 0),
+                 workers: int = 1) -> None:
         self.database = database
         self.port = port or free_port()
         self.timeout = timeout
@@ -69,6 +70,7 @@ class Server:
         self.log = log  # a file for everything the server writes (stdout and stderr)
         self.log_level = log_level
         self.pace = pace  # the rooms' night steps, shortest and longest (seconds; 0 0: at once)
+        self.workers = workers  # ``serve --workers``: the processes behind the port (werewolf.web.routing)
         self.proc: subprocess.Popen[bytes] | None = None
         self.url = f"http://127.0.0.1:{self.port}"
 
@@ -77,7 +79,8 @@ class Server:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "werewolf.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port),
              "--database", self.database, "--timeout", str(self.timeout), "--limits", self.limits,
-             "--log-level", self.log_level, "--pace", *(f"{p:g}" for p in self.pace)],
+             "--log-level", self.log_level, "--pace", *(f"{p:g}" for p in self.pace),
+             "--workers", str(self.workers)],
             cwd=ROOT, stdout=out or subprocess.DEVNULL, stderr=out or subprocess.PIPE)
         if out is not None:
             out.close()

@@ -28,7 +28,7 @@ from werewolf.web.cluster import lock_key
 from werewolf.web.rooms import Room, setup_from_json
 from werewolf.web.store import Store, database_url
 
-from .conftest import ROOT, Server, auth, free_port
+from .conftest import ROOT, Server, auth
 
 HUMANS = 7  # of 12 seats; the other five are bots
 LIMIT = 120.0  # seconds a game may take at most
@@ -249,15 +249,11 @@ def test_workers_need_postgresql(tmp_path: Path) -> None:
 
 @contextlib.contextmanager
 def serve_workers(postgres_db: str, tmp_path: Path, count: int) -> Iterator[Server]:
-    """``werewolf serve --workers count`` on a free port, once every worker is connected."""
-    port = free_port()
-    log = open(tmp_path / "workers.log", "wb")  # noqa: SIM115 (the child holds it)
-    proc = subprocess.Popen([sys.executable, "-m", "werewolf.cli", "serve", "--host", "127.0.0.1", "--port",
-                             str(port), "--database", postgres_db, "--timeout", "0", "--limits", "off", "--pace",
-                             "0", "0", "--workers", str(count)], cwd=ROOT, stdout=log, stderr=log)
-    log.close()
-    server = Server(postgres_db, port=port)
-    server.proc = proc  # type: ignore[assignment]
+    """``werewolf serve --workers count`` on a free port, once every worker is connected; stopped by SIGTERM
+    at the end, cleanly."""
+    server = Server(postgres_db, log=tmp_path / "workers.log", workers=count).start()
+    proc = server.proc
+    assert proc is not None
     try:
         wait_for_workers(postgres_db, count, proc, tmp_path)
         yield server

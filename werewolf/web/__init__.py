@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
 __all__ = ["create_app", "serve"]
 
+
 def create_app(database: str | None = None, **kwargs: Any) -> Any:
     from werewolf.web.app import create_app as make
 

@@ -37,7 +37,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import hashlib
 import json
 import logging
 import os
@@ -55,7 +54,7 @@ from werewolf.core.errors import IllegalMove
 from werewolf.core.game import Game, _from_json
 from werewolf.web import pack as wolfpack
 from werewolf.web.pacing import Pacer
-from werewolf.web.routing import worker_key
+from werewolf.web.routing import hash64, worker_key
 from werewolf.web.store import CHANNEL, RoomRecord, Store, answers, libpq_url, players, rooms, writer
 
 if TYPE_CHECKING:
@@ -72,7 +71,7 @@ UNFINISHED = ("lobby", "playing")
 
 def lock_key(room_id: str) -> int:
     """The room's advisory lock: a signed 64-bit hash of its id."""
-    return int.from_bytes(hashlib.blake2b(room_id.encode(), digest_size=8).digest(), "big", signed=True)
+    return hash64(room_id)
 
 
 def _signed(key: int) -> int:

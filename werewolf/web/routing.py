@@ -77,9 +77,14 @@ class Place:
         return place
 
 
+def hash64(text: str) -> int:
+    """A signed 64-bit hash of ``text``: a room's home, and the advisory locks' keys (``werewolf.web.cluster``)."""
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big", signed=True)
+
+
 def home(room_id: str, count: int) -> int:
     """The process of ``count`` that is the room's home."""
-    return int.from_bytes(hashlib.blake2b(room_id.encode(), digest_size=8).digest(), "big") % count
+    return hash64(room_id) % count
 
 
 def room_in(head: bytes) -> str | None:
@@ -97,9 +102,9 @@ def new_room_id(taken: Container[str], place: Place | None) -> str:
 
 
 def worker_key(index: int) -> int:
-    """The advisory lock a live worker holds (``werewolf.web.cluster``): whether a room's home is alive."""
-    return int.from_bytes(hashlib.blake2b(f"worker {index}".encode(), digest_size=8, person=b"werewolf").digest(),
-                          "big", signed=True)
+    """The advisory lock a live worker holds (``werewolf.web.cluster``): whether a room's home is alive. (No
+    room's key: a room id has no space.)"""
+    return hash64(f"worker {index}")
 
 
 # -- the parent ------------------------------------------------------------------------------------
