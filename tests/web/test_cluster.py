@@ -28,7 +28,7 @@ from werewolf.web.cluster import lock_key
 from werewolf.web.rooms import Room, setup_from_json
 from werewolf.web.store import Store, database_url
 
-from .conftest import ROOT, Server, auth
+from .conftest import ROOT, Server, auth, free_port
 
 HUMANS = 7  # of 12 seats; the other five are bots
 LIMIT = 120.0  # seconds a game may take at most
@@ -245,6 +245,16 @@ def test_workers_need_postgresql(tmp_path: Path) -> None:
     r = subprocess.run([sys.executable, "-m", "werewolf.cli", "serve", "--database", "postgresql://nobody@127.0.0.1/x",
                         "--workers", "100000"], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert r.returncode == 2 and "--workers" in r.stderr and "1<=x<=64" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_workers_that_cannot_start_stop_the_server(tmp_path: Path) -> None:
+    """A database no worker can reach: the server stops with a message, rather than start them for ever."""
+    r = subprocess.run([sys.executable, "-m", "werewolf.cli", "serve", "--host", "127.0.0.1", "--port",
+                        str(free_port()), "--database", "postgresql://nobody@127.0.0.1:1/x", "--workers", "2"],
+                       capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert r.returncode == 1
+    assert "could not start (see its error above); the server stops" in r.stderr
+    assert "started again" not in r.stderr
 
 
 @contextlib.contextmanager

@@ -47,6 +47,7 @@ SETTINGS_ENV = "WEREWOLF_WORKER_APP"  # the app's settings and log level, as the
 PEEK_BYTES = 4096
 PEEK_SECONDS = 10.0  # a connection that sends no request line in this long goes to any process
 RESTART_PAUSE = 1.0  # seconds between two starts of a worker that keeps dying
+STARTUP_FAILURE = 3  # uvicorn's exit code when the app could not start (its database away, say)
 _ROOM_PATH = re.compile(rb"^[A-Z]+ /(?:api/rooms|r|replay)/([A-Za-z0-9]{1,32})(?:[/?# ]|$)")
 
 
@@ -115,6 +116,7 @@ class Worker:
     channel: socket.socket | None = None
     started: float = 0.0
     alive: bool = False
+    starts: int = 0
 
 
 class Router:
@@ -126,6 +128,8 @@ class Router:
         self.workers = [Worker(i) for i in range(count)]
         self.turn = 0
         self.stopping = False
+        self.failed: str | None = None  # why the service stopped by itself
+        self.done = asyncio.Event()  # a signal, or a worker that cannot start
         self.listener: socket.socket | None = None
 
     def run(self) -> None:
@@ -150,6 +154,8 @@ class Router:
         finally:
             self._stop_all()
             self.listener.close()
+        if self.failed:
+            raise SystemExit(f"werewolf: {self.failed}")
 
     def _start(self, w: Worker) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -162,15 +168,15 @@ class Router:
         if w.channel is not None:
             w.channel.close()
         w.channel, w.started, w.alive = ours, time.monotonic(), True
+        w.starts += 1
         log.info("worker %d/%d: process %d", w.index, self.count, w.proc.pid)
 
     async def _serve(self) -> None:
         loop = asyncio.get_running_loop()
-        done = asyncio.Event()
         for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, done.set)
+            loop.add_signal_handler(sig, self.done.set)
         tasks = {asyncio.create_task(self._accept()), asyncio.create_task(self._supervise())}
-        await done.wait()
+        await self.done.wait()
         self.stopping = True
         for t in tasks:
             t.cancel()
@@ -237,6 +243,12 @@ class Router:
             for w in self.workers:
                 if w.proc is not None and w.proc.poll() is not None and not self.stopping:
                     w.alive = False
+                    if w.starts == 1 and w.proc.returncode == STARTUP_FAILURE:
+                        # Its first start failed (the error is above): every start would, as one server's would.
+                        self.failed = (f"worker {w.index}/{self.count} could not start (see its error above); "
+                                       "the server stops")
+                        self.done.set()
+                        return
                     if time.monotonic() - w.started < RESTART_PAUSE:
                         continue
                     log.warning("worker %d/%d (process %d) exited with %s; started again", w.index, self.count,
