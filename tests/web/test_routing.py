@@ -120,3 +120,33 @@ def test_a_room_is_driven_by_its_home_and_goes_home_after_a_failover(postgres_db
                     await stop(hub)
 
     run(go())
+
+
+def test_a_worker_says_it_is_alive_once_the_process_it_replaces_has_let_go(postgres_db: str) -> None:
+    """The lock that says a worker is alive may still be held, for a moment, by the session of the process
+    it replaces: the new one takes it at a later tick, not never."""
+    import psycopg
+
+    from werewolf.web.routing import worker_key
+
+    async def go() -> None:
+        with psycopg.connect(postgres_db, autocommit=True) as old:
+            old.execute("SELECT pg_advisory_lock(%s)", (worker_key(0),))
+            zero = await worker(postgres_db, 0, Clock())
+            try:
+                assert zero.cluster is not None and not zero.cluster.said_alive
+                await tick(zero)
+                assert not zero.cluster.said_alive
+                old.execute("SELECT pg_advisory_unlock(%s)", (worker_key(0),))
+                await tick(zero)
+                assert zero.cluster.said_alive
+                one = await worker(postgres_db, 1, Clock())
+                try:
+                    await tick(one)
+                    assert one.cluster is not None and one.cluster.homes_alive == {0, 1}
+                finally:
+                    await stop(one)
+            finally:
+                await stop(zero)
+
+    run(go())

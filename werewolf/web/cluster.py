@@ -147,6 +147,7 @@ class Cluster:
         self._reading = threading.local()  # each reader's connection, kept (no checkout and ping per read)
         self._read_conns: list[Connection] = []
         self.conflicts = 0  # changes made again because another server wrote first (for the logs)
+        self.said_alive = False  # a worker of ``serve --workers``: it holds its ``worker_key`` (``_say_alive``)
         # A worker of ``serve --workers``: the workers alive (each holds its ``worker_key``), as last seen.
         self.homes_alive: set[int] = set(range(hub.place.count)) if hub.place is not None else set()
 
@@ -156,6 +157,7 @@ class Cluster:
         self._listener = asyncio.create_task(self._listen())
         await asyncio.wait_for(self.listening.wait(), 30)
         await self._connect_locks()
+        await self._say_alive()
         self._ticker = asyncio.create_task(self._tick())
 
     async def stop(self) -> None:
@@ -182,9 +184,15 @@ class Cluster:
 
         self._locks = await psycopg.AsyncConnection.connect(self.url, autocommit=True, application_name=self.name)
         self.owned.clear()
+        self.said_alive = False
+
+    async def _say_alive(self) -> None:
+        """A worker of ``serve --workers`` says it is alive (its rooms' home) by holding its lock; tried at
+        every tick until it holds it (the session of the process it replaces may not be gone yet)."""
         place = self.hub.place
-        if place is not None:  # a worker of ``serve --workers`` says it is alive (its rooms' home)
-            await self._locks.execute("SELECT pg_try_advisory_lock(%s)", (worker_key(place.index),))
+        if place is not None and not self.said_alive:
+            got = await self._query("SELECT pg_try_advisory_lock(%s)", (worker_key(place.index),))
+            self.said_alive = bool(got and got[0][0])
 
     async def _query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """A statement on the lock session (one at a time); a broken session loses every lock held."""
@@ -311,6 +319,7 @@ class Cluster:
 
     async def _claim_and_release(self, *, adopt: bool) -> None:
         hub = self.hub
+        await self._say_alive()
         gone = [i for i in self.owned if (r := hub.rooms.get(i)) is None or r.status not in UNFINISHED]
         await self._unlock(gone)
         free = [i for i, r in hub.rooms.items() if r.status in UNFINISHED and i not in self.owned
