@@ -128,3 +128,13 @@ def test_decks_lists_every_book_deck() -> None:
         assert deck in ids, deck
     for name in ("classic:", "facetoface:", "wechat:"):
         assert name in out.splitlines()
+
+
+def test_engine_says_which_build_runs_and_from_where() -> None:
+    from click.testing import CliRunner
+
+    from werewolf.cli import main
+
+    out = CliRunner().invoke(main, ["engine"])
+    assert out.exit_code == 0, out.output
+    assert out.output.startswith(("python engine, from ", "compiled engine (mypyc), from ")), out.output

@@ -62,6 +62,12 @@ def test_the_build_is_current_and_is_what_gets_imported(compiled: Path) -> None:
     assert run(["-c", "import werewolf.core; print(werewolf.core.engine())"], compiled, cwd=SCRIPTS).split() == [
         "compiled"]
     assert run(["-c", "import werewolf.core; print(werewolf.core.engine())"], None, cwd=SCRIPTS).split() == ["python"]
+    # ... and says where it came from, and why: from the checkout's root the sources shadow the compiled build
+    said = run(["-c", "from werewolf.engine_origin import describe; print(describe())"], compiled, cwd=SCRIPTS)
+    assert said.startswith("compiled engine (mypyc), from " + env), said
+    said = run(["-c", "from werewolf.engine_origin import describe; print(describe())"], compiled, cwd=ROOT)
+    assert said.startswith(f"python engine, from the sources in {ROOT}: the current folder is a checkout"), said
+    assert f"ahead of the compiled build in {env}" in said, said
 
 
 CHECK_SCRIPTS = """

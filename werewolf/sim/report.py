@@ -15,6 +15,7 @@ from rich.table import Table
 
 from werewolf.core import engine
 from werewolf.core.errors import SetupError
+from werewolf.engine_origin import shadowed
 from werewolf.sim.config import SimConfig
 from werewolf.sim.stats import Stats
 
@@ -70,6 +71,8 @@ def rate_note(config: SimConfig, elapsed: float, startup: float, games: int) -> 
     """``12.0 s (830 games/s, ...)``: the games' time and rate; the workers' start-up is apart, not in the rate."""
     text = f"{elapsed:.1f} s ({games / elapsed:,.0f} games/s" if elapsed > 0 else f"{elapsed:.1f} s ("
     text += f", {config.backend}, {config.jobs} job{'s' if config.jobs > 1 else ''}, {engine()} engine)"
+    if shadowed() is not None:
+        text += " (a compiled build is installed but the sources shadow it: werewolf engine says why)"
     if startup >= 0.05:
         text += f" + {startup:.1f} s {'Ray' if config.backend == 'ray' else 'worker'} start-up, not in the rate"
     return text
