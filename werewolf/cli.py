@@ -111,19 +111,21 @@ def play_command(ruleset: str, deck: str | None, players: int | None, seat: int 
 @main.command("serve")
 @click.option("--host", default="0.0.0.0", show_default=True,
               help="Address to listen on (0.0.0.0: every network, so phones can join; 127.0.0.1: this machine).")
-@click.option("--port", "-p", type=int, default=8000, show_default=True, help="Port to listen on.")
+@click.option("--port", "-p", type=click.IntRange(1, 65535), default=8000, show_default=True, help="Port to listen on.")
 @click.option("--database", default="werewolf.sqlite", show_default=True,
               help="A SQLite file, or a database URL such as postgresql://user:pass@host/db.")
-@click.option("--timeout", type=float, default=600.0, show_default=True,
-              help="Seconds a player has for a decision before its default is taken (0: wait for ever).")
-@click.option("--public-url", default=None,
+@click.option("--timeout", type=click.FloatRange(0, 7 * 86400), default=600.0, show_default=True,
+              help="Seconds a player has for a decision before its default is taken (0: wait for ever; at "
+                   "most a week).")
+@click.option("--public-url", default=None, callback=lambda _ctx, _param, v: _public_url(v),
               help="The address phones use (join links and QR codes); default: this machine's address on "
                    "its network, with --port.")
-@click.option("--keep-finished", type=click.FloatRange(min=0), default=30.0, show_default=True, metavar="MINUTES",
+@click.option("--keep-finished", type=click.FloatRange(0, 7 * 24 * 60), default=30.0, show_default=True,
+              metavar="MINUTES",
               help="Minutes a finished game a phone still watches stays in memory after its end or its last "
                    "request (one no phone watches leaves within a minute); then it is replayed from the "
                    "database when asked for (nothing is lost).")
-@click.option("--lobby-hours", type=click.FloatRange(min=0), default=24.0, show_default=True, metavar="HOURS",
+@click.option("--lobby-hours", type=click.FloatRange(0, 30 * 24), default=24.0, show_default=True, metavar="HOURS",
               help="Hours a room nobody started lives after its creation or its last join; then it is closed "
                    "(its link answers 410 expired) (0: lobbies never expire).")
 @click.option("--limits", default=None, metavar="LIMITS",
@@ -170,9 +172,22 @@ def serve_command(host: str, port: int, database: str, timeout: float, public_ur
         _fail(f"--workers {workers}: several server processes need a PostgreSQL database (--database "
               "postgresql://user@host/db); SQLite serves one process")
         return
-    serve(host=host, port=port, database=database, timeout=timeout, public_url=public_url,
-          keep_finished=keep_finished * 60, lobby_idle=lobby_hours * 3600, limits=limits, log_level=log_level,
-          pace=pace, workers=workers)
+    from werewolf.web.preflight import DatabaseProblem
+
+    try:
+        serve(host=host, port=port, database=database, timeout=timeout, public_url=public_url,
+              keep_finished=keep_finished * 60, lobby_idle=lobby_hours * 3600, limits=limits, log_level=log_level,
+              pace=pace, workers=workers)
+    except DatabaseProblem as err:
+        _fail(f"werewolf serve: {err}")
+
+
+@main.command("engine")
+def engine_command() -> None:
+    """Say which engine this command runs (compiled or Python), from where, and why that one."""
+    from werewolf.engine_origin import describe
+
+    click.echo(describe())
 
 
 @main.command("options")
@@ -209,6 +224,17 @@ def options_command(ruleset: str | None, as_json: bool) -> None:
     if ruleset is None or ruleset == "facetoface":
         click.echo("facetoface: null for cupid_double_wolf_team and preset means the deck's preset decides "
                    "(RULES.md §5.2); a preset also fixes win_mode and witch_self_save unless they are given.")
+
+
+def _public_url(value: str | None) -> str | None:
+    from werewolf.web.links import check_public_url
+
+    if value is None:
+        return None
+    try:
+        return check_public_url(value)
+    except ValueError as err:
+        raise click.BadParameter(str(err), param_hint="'--public-url'") from None
 
 
 def _fail(message: str) -> None:

@@ -254,7 +254,11 @@ def test_stop_cancels_the_timers_first_and_refuses_new_work(tmp_path: Path, capl
         await hub.start()
         rooms = [await table(hub, [], seed, pace) for seed in range(4)]
         person = await table(hub, [1], 9, pace)
-        await asyncio.sleep(0.15)
+        # the bots' rooms are under way, their timers set, when the server stops
+        end = asyncio.get_running_loop().time() + 30
+        while min(len(r.game.answers) for r in rooms) < 3:
+            assert asyncio.get_running_loop().time() < end, "the bots' rooms did not start playing"
+            await asyncio.sleep(0.01)
         await hub.stop()
         await asyncio.sleep(0.2)  # any timer left would fire now
         try:
@@ -283,7 +287,11 @@ def test_a_step_that_waits_for_its_player_does_not_wake_its_room_over_and_over(t
         hub = Hub(store, timeout=0, tick=0.05, pace=pace)
         await hub.start()
         room = await table(hub, list(range(1, 10)), 1, pace)
-        await asyncio.sleep(0.3)  # the wolves' step is over by now; they think
+        # the wolves' step is over (nothing left for the clock to move on): they think
+        end = asyncio.get_running_loop().time() + 30
+        while room.pacer.due(room.game.events) is not None or not room.pending():
+            assert asyncio.get_running_loop().time() < end, "the wolves' step never ended"
+            await asyncio.sleep(0.01)
         asked = [d.act for d in room.pending()]
         published = room.version
         await asyncio.sleep(0.5)

@@ -29,12 +29,16 @@ def serve(host: str = "0.0.0.0", port: int = 8000, database: str | None = None, 
 
     ``workers`` > 1: as many server processes behind the port, each a whole server, all on one PostgreSQL
     database (``werewolf.web.cluster``); the parent hands each room's connections to the one that is its
-    home, and starts a worker that dies again (``werewolf.web.routing``)."""
+    home, and starts a worker that dies again (``werewolf.web.routing``).
+
+    Raises ``werewolf.web.preflight.DatabaseProblem`` (one line) before listening if the database cannot be
+    opened, or if it is a SQLite file that another server already serves."""
     import logging.config
 
     import uvicorn
 
     from werewolf.web.links import detect_address, server_link
+    from werewolf.web.preflight import check
     from werewolf.web.routing import Router
     from werewolf.web.runtime import serving
     from werewolf.web.store import database_url
@@ -45,6 +49,7 @@ def serve(host: str = "0.0.0.0", port: int = 8000, database: str | None = None, 
     if workers > 1 and not database_url(database).startswith("postgresql"):
         raise ValueError(f"--workers {workers}: several processes need a PostgreSQL database (--database "
                          "postgresql://...); SQLite serves one process")
+    check(database)
     link = server_link(public_url, host, port, None if public_url else detect_address())
     print(f"werewolf: open {link.base} (API: /docs)", flush=True)
     if not link.reachable:

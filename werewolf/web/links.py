@@ -12,6 +12,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 WILDCARD = ("0.0.0.0", "::", "")
 
@@ -47,6 +48,30 @@ def detect_address() -> str | None:
         if not (ip.is_loopback or ip.is_unspecified or ip.is_link_local):
             return host
     return None
+
+
+def check_public_url(value: str) -> str:
+    """``--public-url`` as every join link will start: an http(s) address with a host, and nothing a link
+    cannot be built on (credentials, a query, a fragment, a bad port). Raises ValueError saying what is wrong."""
+    text = value.strip()
+    if not text or any(c.isspace() or ord(c) < 0x21 for c in text):
+        raise ValueError(f"{value!r} is not an address: no spaces or control characters")
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https"):
+        raise ValueError(f"{value!r} must start with http:// or https://")
+    try:
+        port = parts.port  # raises for a port that is not a number in 0..65535
+    except ValueError as err:
+        raise ValueError(f"{value!r} has a bad port ({err})") from None
+    if not parts.hostname:
+        raise ValueError(f"{value!r} names no host")
+    if port == 0:
+        raise ValueError(f"{value!r} has port 0, which no phone can reach")
+    if parts.username is not None or parts.password is not None:
+        raise ValueError(f"{value!r} holds credentials, which every join link would then show")
+    if parts.query or parts.fragment or text.endswith(("?", "#")):
+        raise ValueError(f"{value!r} has a query or a fragment: join links are built on its path")
+    return text.rstrip("/")
 
 
 @dataclass(frozen=True)
