@@ -58,6 +58,7 @@ class Room(Protocol):
     def status(self) -> str: ...
     def phase(self) -> str: ...
 
+
 LEASE = 15.0  # seconds the device counts as there after its last word (it speaks up every few seconds)
 STALL = 90.0  # seconds the table waits on one line before it goes on without the voice (unless paused)
 FACE_TO_FACE = "face_to_face"
