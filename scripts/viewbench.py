@@ -18,7 +18,8 @@ import random
 import tempfile
 import time
 
-from werewolf.web.rooms import Hub, Subscriber
+from werewolf.web.hub import Hub
+from werewolf.web.state import Subscriber
 from werewolf.web.store import Store
 
 

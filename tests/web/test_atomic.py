@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from werewolf.core.game import Game
+from werewolf.web.errors import ApiError
 from werewolf.web.pacing import Pacer
-from werewolf.web.rooms import ApiError, Room
+from werewolf.web.room import Room
 from werewolf.web.store import Store
 
 from .conftest import auth

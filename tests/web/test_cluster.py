@@ -25,7 +25,8 @@ from websockets.sync.client import connect
 
 from werewolf.core.game import Game
 from werewolf.web.cluster import lock_key
-from werewolf.web.rooms import Room, setup_from_json
+from werewolf.web.room import Room
+from werewolf.web.state import setup_from_json
 from werewolf.web.store import Store, database_url
 
 from .conftest import ROOT, Server, auth, free_port

@@ -163,7 +163,7 @@ def test_a_database_of_an_older_version_gets_the_new_columns(tmp_path: Path) -> 
         assert rec.bot_kind is None and rec.talk_ends is None  # a room of before: random bots
     finally:
         store.close()
-    from werewolf.web.rooms import Room
+    from werewolf.web.room import Room
 
     assert Room(rec, 0).bot_kind == "random"
 

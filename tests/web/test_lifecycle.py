@@ -219,11 +219,11 @@ def test_a_new_room_never_takes_the_id_of_a_room_that_left_memory(tmp_path: Path
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     import secrets
 
-    import werewolf.web.rooms
+    import werewolf.web.homes
 
     ids = iter(["taken", "taken", "new"])
     real = secrets.token_urlsafe
-    monkeypatch.setattr(werewolf.web.rooms.secrets, "token_urlsafe",
+    monkeypatch.setattr(werewolf.web.homes.secrets, "token_urlsafe",
                         lambda n: next(ids) if n == 6 else real(n))  # room ids: 6 bytes; tokens: 32
     clock = Clock()
     with app(str(tmp_path / "i.sqlite"), clock) as c:

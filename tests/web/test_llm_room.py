@@ -14,20 +14,20 @@ from .test_api import NINE, create, error, view
 
 
 def test_without_a_model_a_room_cannot_seat_llms(client: Any) -> None:
-    from werewolf.web import rooms
+    from werewolf.web import seats
 
-    if "llm" in rooms.BOTS:
+    if "llm" in seats.BOTS:
         pytest.skip("this server was started with WEREWOLF_LLM_MODEL set")
     error(client.post("/api/rooms", json={"ruleset": "classic", "bot_kind": "llm"}), 422, "bot_kind must be one of")
 
 
 def test_a_room_of_llm_bots_plays_to_the_end(client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    from werewolf.web import rooms
+    from werewolf.web import seats
 
     with FakeLLM(speech="I'm the seer, 2 is a wolf") as server:
         monkeypatch.setenv("WEREWOLF_LLM_MODEL", "fake-model")
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-        monkeypatch.setitem(rooms.BOTS, "llm", rooms.llm_bots)
+        monkeypatch.setitem(seats.BOTS, "llm", seats.llm_bots)
         room = create(client, deck=NINE, bots=list(range(1, 10)), seed=11, bot_kind="llm", live_speech=False)
         assert client.post(f"/api/rooms/{room['room']}/start", headers=auth(room["host_token"])).status_code == 200
         v = view(client, room["room"], room["host_token"])

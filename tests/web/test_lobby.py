@@ -17,8 +17,9 @@ import pytest
 from starlette.websockets import WebSocketDisconnect
 
 from werewolf.core.game import Setup
+from werewolf.web.hub import Hub
 from werewolf.web.lobby import derived_seed
-from werewolf.web.rooms import Hub, Subscriber
+from werewolf.web.state import Subscriber
 from werewolf.web.store import PlayerRecord, RoomRecord, Store, database_url
 
 from .conftest import auth

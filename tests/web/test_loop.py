@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from werewolf.web.rooms import Room
+from werewolf.web.room import Room
 
 from .conftest import auth
 

@@ -8,7 +8,8 @@ import gc
 import tracemalloc
 from pathlib import Path
 
-from werewolf.web.rooms import UNWATCHED, Hub, Subscriber
+from werewolf.web.hub import UNWATCHED, Hub
+from werewolf.web.state import Subscriber
 from werewolf.web.store import Store
 
 

@@ -13,8 +13,10 @@ from typing import Any
 import pytest
 
 from werewolf.core.game import Game, Setup
+from werewolf.web.hub import Hub
 from werewolf.web.pacing import Pace, Pacer
-from werewolf.web.rooms import Hub, Room, Subscriber
+from werewolf.web.room import Room
+from werewolf.web.state import Subscriber
 from werewolf.web.store import RoomRecord, Store
 
 PACE = Pace(2.0, 5.0)

@@ -17,8 +17,11 @@ import pytest
 
 from werewolf.web import pack
 from werewolf.web.cluster import Cluster, read
+from werewolf.web.errors import ApiError
+from werewolf.web.hub import Hub
 from werewolf.web.pacing import Pace
-from werewolf.web.rooms import ApiError, Hub, Room, Subscriber
+from werewolf.web.room import Room
+from werewolf.web.state import Subscriber
 from werewolf.web.store import Store
 
 from .conftest import auth

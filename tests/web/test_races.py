@@ -20,8 +20,10 @@ from typing import Any, TypeVar
 
 import pytest
 
+from werewolf.web.errors import ApiError
+from werewolf.web.hub import Hub
 from werewolf.web.pacing import Pace
-from werewolf.web.rooms import ApiError, Hub, Room
+from werewolf.web.room import Room
 from werewolf.web.store import Store
 
 T = TypeVar("T")

@@ -17,7 +17,7 @@ import pytest
 from websockets.sync.client import connect
 
 from werewolf.core.game import Game
-from werewolf.web.rooms import setup_from_json
+from werewolf.web.state import setup_from_json
 
 from .conftest import Server, auth
 

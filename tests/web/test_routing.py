@@ -12,8 +12,10 @@ from collections.abc import Callable
 
 import pytest
 
-from werewolf.web.rooms import STRAY, Hub
-from werewolf.web.routing import Place, home, new_room_id, room_in
+from werewolf.web.cluster import Cluster
+from werewolf.web.homes import Place, home, new_room_id
+from werewolf.web.hub import STRAY, Hub
+from werewolf.web.routing import room_in
 from werewolf.web.store import Store, database_url
 
 from .test_cluster import owner_pid
@@ -46,7 +48,7 @@ def test_a_request_line_names_its_room_and_each_room_has_one_home() -> None:
 async def worker(database: str, index: int, clock: Clock) -> Hub:
     # No clock of their own (tick: an hour): the test sweeps and claims by hand.
     hub = Hub(Store(database_url(database)), timeout=0, tick=3600.0, clock=clock, timers=False,
-              place=Place(index, 2))
+              place=Place(index, 2), cluster=Cluster)
     await hub.start()
     return hub
 
@@ -136,7 +138,7 @@ def test_a_worker_says_it_is_alive_once_the_process_it_replaces_has_let_go(postg
     it replaces: the new one takes it at a later tick, not never."""
     import psycopg
 
-    from werewolf.web.routing import worker_key
+    from werewolf.web.homes import worker_key
 
     async def go() -> None:
         with psycopg.connect(postgres_db, autocommit=True) as old:

@@ -65,7 +65,7 @@ print(gone() is None)
 def test_the_probe_answers_only_when_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from fastapi.testclient import TestClient
 
-    from werewolf.web import create_app, probe, rooms, store
+    from werewolf.web import create_app, hub, probe, store
     from werewolf.web.limits import Limits
 
     def routes() -> Any:
@@ -74,7 +74,7 @@ def test_the_probe_answers_only_when_asked(tmp_path: Path, monkeypatch: pytest.M
     with routes() as c:
         assert c.get("/api/debug/probe").status_code == 404
     on = probe.Probe()
-    for module in (probe, rooms, store):  # as WEREWOLF_PROBE=1 at import would have made them
+    for module in (probe, hub, store):  # as WEREWOLF_PROBE=1 at import would have made them
         monkeypatch.setattr(module, "probe", on)
     with routes() as c:
         assert c.get("/api/debug/probe", params={"reset": "true"}).status_code == 200

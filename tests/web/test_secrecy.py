@@ -16,8 +16,10 @@ from hypothesis import strategies as st
 
 from werewolf.core.events import Event
 from werewolf.i18n import narrate
+from werewolf.web.hub import Hub
 from werewolf.web.pacing import Pace
-from werewolf.web.rooms import Hub, Room, Subscriber
+from werewolf.web.room import Room
+from werewolf.web.state import Subscriber
 from werewolf.web.store import Store
 
 CASES = [("classic", "classic12"), ("classic", "classic9"), ("facetoface", "ff12_444_guard"), ("wechat", "wechat12"),

@@ -14,7 +14,9 @@ from typing import Any
 import pytest
 
 from werewolf.core.game import Game, Setup
-from werewolf.web.rooms import Hub, Room
+from werewolf.web.cluster import Cluster
+from werewolf.web.hub import Hub
+from werewolf.web.room import Room
 from werewolf.web.store import RoomRecord, Store
 from werewolf.web.voice import LEASE, STALL, Line, VoiceAck
 
@@ -76,7 +78,7 @@ async def opened(tmp: Path, rec: RoomRecord, rng: random.Random, clock: Clock,
     await store.submit(Store.create_room(rec))
     if rec.answers:
         await store.submit(Store.append_answers(rec.id, 0, rec.answers))
-    hub = Hub(store, timeout=0, clock=clock, rng=rng, timers=False)
+    hub = Hub(store, timeout=0, clock=clock, rng=rng, timers=False, cluster=Cluster)
     await hub.start()
     return hub, store, await hub.room(rec.id)
 
@@ -230,7 +232,7 @@ def test_a_restart_keeps_what_the_voice_has_said(backend: str, tmp_path: Path, r
         stored = Store(url)
         assert (await stored.submit(Store.load([rec.id])))[0].heard == heard
         clock.now += 3600
-        hub = Hub(stored, timeout=0, clock=clock, rng=random.Random(2), timers=False)
+        hub = Hub(stored, timeout=0, clock=clock, rng=random.Random(2), timers=False, cluster=Cluster)
         await hub.start()
         room = await hub.room(rec.id)
         assert room.voice.heard == heard

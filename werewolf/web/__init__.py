@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from werewolf.web.routing import Place
+    from werewolf.web.homes import Place
 
 __all__ = ["create_app", "serve"]
 

@@ -37,7 +37,11 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 from werewolf.core.errors import WerewolfError, quoted
 from werewolf.i18n import LANGS, normalize_lang
 from werewolf.replay import Record
+from werewolf.web.cluster import Cluster
+from werewolf.web.errors import ApiError
 from werewolf.web.headers import SecurityHeaders, security_headers
+from werewolf.web.homes import Place
+from werewolf.web.hub import KEEP_FINISHED, LOBBY_IDLE, Hub
 from werewolf.web.limits import BodyLimit, Limits, RateLimits, TooMany, client_of
 from werewolf.web.links import Link, detect_address, server_link
 from werewolf.web.lobby import install as install_lobby
@@ -45,8 +49,8 @@ from werewolf.web.pacing import Pace
 from werewolf.web.probe import install as install_probe
 from werewolf.web.replay import install as install_replay
 from werewolf.web.requests import CreateRoom, Join, Move, PackChat, Pick, Start, error_text
-from werewolf.web.rooms import KEEP_FINISHED, LOBBY_IDLE, ApiError, Hub, Room, Subscriber
-from werewolf.web.routing import Place
+from werewolf.web.room import Room
+from werewolf.web.state import Subscriber
 from werewolf.web.store import Store, database_url
 from werewolf.web.voice import VoiceAck, VoiceHeard
 
@@ -150,7 +154,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
                pace: tuple[float, float] | None = None, place: Place | None = None) -> FastAPI:
     """The app, storing in ``database`` (a SQLite path or a database URL).
 
-    ``keep_finished`` and ``lobby_idle`` (seconds) are the rooms' lifecycle (``werewolf.web.rooms``);
+    ``keep_finished`` and ``lobby_idle`` (seconds) are the rooms' lifecycle (``werewolf.web.hub``);
     ``clock`` is the one it runs on (tests pass a fake one). ``limits``: the body size and rate limits
     (``werewolf.web.limits``; default ``Limits()``). Join links use ``public_url``, else the address the
     server listens on (``listen_host``, ``port``: by default the port of the connection), else the
@@ -167,7 +171,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = Store(url, sync=sync)
         hub = Hub(store, timeout=timeout, tick=tick, keep_finished=keep_finished, lobby_idle=lobby_idle,
-                  clock=clock, pace=default_pace, place=place)
+                  clock=clock, pace=default_pace, place=place, cluster=Cluster)
         app.state.store = store
         app.state.hub = hub
         app.state.address = None if public_url else await asyncio.to_thread(address)
@@ -548,7 +552,7 @@ async def push_views(websocket: WebSocket, hub: Hub, room: Room, sub: Subscriber
 @functools.cache
 def deck_players(ruleset: str, deck_id: str) -> int:
     from werewolf.core.game import Game, Setup
-    from werewolf.web.rooms import seat_count
+    from werewolf.web.state import seat_count
 
     return seat_count(Game(Setup(ruleset, deck=deck_id)))
 
@@ -558,7 +562,7 @@ def decks_json(lang: str) -> dict[str, Any]:
     from werewolf.agents.heuristic import ONE_NIGHT
     from werewolf.i18n import has, role_name, t
     from werewolf.rulesets import MODULES, get_ruleset
-    from werewolf.web.rooms import BOTS
+    from werewolf.web.seats import BOTS
 
     out = []
     for name in MODULES:

@@ -1,7 +1,7 @@
 """Several servers, one service: every ``werewolf serve`` on one PostgreSQL database serves every room.
 
 The append-only log in the database stays the truth; each server keeps in memory the
-rooms its clients watch (``werewolf.web.rooms``), as a single server does, and:
+rooms its clients watch (``werewolf.web.hub``), as a single server does, and:
 
 - **writes through the database.** A change made on a server's copy is committed as
   before; the store refuses it (``StaleWrite``) when another server stored answers first.
@@ -53,14 +53,16 @@ from sqlalchemy.exc import IntegrityError
 from werewolf.core.errors import IllegalMove
 from werewolf.core.game import Game, _from_json
 from werewolf.web import pack as wolfpack
+from werewolf.web.errors import ApiError, Behind
+from werewolf.web.homes import hash64, worker_key
 from werewolf.web.pacing import Pacer
-from werewolf.web.routing import hash64, worker_key
 from werewolf.web.store import CHANNEL, RoomRecord, Store, answers, libpq_url, players, rooms, writer
 
 if TYPE_CHECKING:
     import psycopg
 
-    from werewolf.web.rooms import Hub, Room
+    from werewolf.web.hub import Hub
+    from werewolf.web.room import Room
 
 log = logging.getLogger("werewolf.web")
 
@@ -491,8 +493,6 @@ class Cluster:
     async def again(self, room: Room, make: Callable[[], Any]) -> Any:
         """``make()``'s change, tried again on the room caught up with the database while it is refused
         because another server wrote first, or refused in a way a copy a moment behind may explain."""
-        from werewolf.web.rooms import ApiError, Behind
-
         for attempt in range(ATTEMPTS):
             last = attempt == ATTEMPTS - 1
             if room.id in self._wanted:  # announced and not yet read: read first, rather than be refused

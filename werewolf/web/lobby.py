@@ -28,18 +28,64 @@ seats first. ``GET /games`` lists the series, each game replayable once over.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import hashlib
 import secrets
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from fastapi import FastAPI, Header, Request
 from pydantic import BaseModel, Field
 
+from werewolf.web.errors import ApiError
+from werewolf.web.homes import Place, new_room_id
 from werewolf.web.requests import PlayAgain, Remove, SeatMove
-from werewolf.web.rooms import ApiError, Hub, Room
-from werewolf.web.routing import new_room_id
+from werewolf.web.state import Subscriber
 from werewolf.web.store import PlayerRecord, RoomRecord, StaleWrite, Store
+
+
+class Room(Protocol):
+    """A room as the lobby reads and changes it (``werewolf.web.room.Room``): its seats before the start."""
+
+    names: dict[int, str]
+    hashes: dict[int, str]
+    bots: set[int]
+    info_version: int
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def rec(self) -> RoomRecord: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def n(self) -> int: ...
+    @property
+    def fixed_deal(self) -> bool: ...
+    @property
+    def lock(self) -> asyncio.Lock: ...
+    @property
+    def subs(self) -> set[Subscriber]: ...
+    def changed(self) -> None: ...
+
+
+class Hub(Protocol):
+    """What the lobby asks of the hub (``werewolf.web.hub.Hub``, the layer above, which it never imports):
+    its rooms, store and clock, and its way of running a change under a room's lock to its end."""
+
+    @property
+    def rooms(self) -> dict[str, Any]: ...
+    @property
+    def store(self) -> Store: ...
+    @property
+    def place(self) -> Place | None: ...
+    @property
+    def clock(self) -> Callable[[], float]: ...
+    def check_open(self, room: Any) -> None: ...
+    async def _shielded(self, work: Any) -> Any: ...
+    def _room(self, rec: RoomRecord) -> Any: ...
+    async def start_game(self, room: Any, fill_with_bots: bool) -> None: ...
 
 
 class Seated(BaseModel):

@@ -34,19 +34,57 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from werewolf.agents import RandomAgent
+from werewolf.agents import Agent, Host, RandomAgent
 from werewolf.core.decisions import Decision, Move
 from werewolf.core.errors import IllegalMove
 
 if TYPE_CHECKING:
-    from werewolf.web.rooms import Room
+    from collections.abc import Callable
+
+    from werewolf.core.game import Game, Setup
+    from werewolf.web.state import Sight
+    from werewolf.web.store import RoomRecord
 
 KNIFE = "kill"  # the pack's act (SCRIPTED_GAMES.md)
 VOICE_RULE = "self_destructed_wolf_votes_knife"  # why a wolf who self-destructed still names the victim
 CHAT_MAX = 300  # characters in a pack chat line
 CHAT_KEEP = 400  # lines a room keeps (the oldest go first)
+
+
+class Gate(Protocol):
+    """The moderator voice, as the pack asks it (``werewolf.web.voice.Voice``): whether the table waits for it."""
+
+    def waits(self, now: float) -> bool: ...
+
+
+class Room(Protocol):
+    """A room as the pack reads and changes it (``werewolf.web.room.Room``): its game, its bots and their
+    agents, the pack's state it holds, and what a seat sees."""
+
+    _host: Host | None  # hands the bots their seat views (made with the agents)
+
+    @property
+    def game(self) -> Game: ...
+    @property
+    def setup(self) -> Setup: ...
+    @property
+    def rec(self) -> RoomRecord: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def bots(self) -> set[int]: ...
+    @property
+    def pack(self) -> PackState: ...
+    @property
+    def voice(self) -> Gate: ...
+    @property
+    def clock(self) -> Callable[[], float]: ...
+    def settled(self) -> bool: ...
+    def phase(self) -> str: ...
+    def sight(self, seat: int | None) -> Sight: ...
+    def agents(self) -> dict[int, Agent]: ...
 
 
 class Refused(Exception):
@@ -256,8 +294,6 @@ def _bots_choose(room: Room, request: Sequence[Decision]) -> None:
     todo = [d for d in request if d.seat in room.bots and d.seat not in st.own]
     if not todo or not people(room, request):
         return
-    from werewolf.agents import Host
-
     agents = room.agents()
     for d in todo:
         agent = agents[d.seat]

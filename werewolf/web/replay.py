@@ -23,7 +23,7 @@ from werewolf.core.errors import quoted
 from werewolf.i18n import normalize_lang
 from werewolf.i18n.rules import explain, known
 from werewolf.replay import Record, RecordError, parse_viewer, replay
-from werewolf.web.rooms import ApiError
+from werewolf.web.errors import ApiError
 
 STATIC = Path(str(resources.files("werewolf.web").joinpath("static")))
 

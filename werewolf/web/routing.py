@@ -5,7 +5,7 @@ request's line without taking it (``MSG_PEEK``): a path that names a room (``/r/
 ``/api/rooms/ID/…``) goes to the room's *home* process (a hash of its id over the N), anything else to
 the processes in turn. The connection itself, not a copy of its bytes, is handed to that process over a
 Unix socket (``SCM_RIGHTS``), which serves it as if it had accepted it: no byte of a view passes through
-the parent. Each process creates the rooms whose home it is (``new_room_id``), so a room's phones, its
+the parent. Each process creates the rooms whose home it is (``werewolf.web.homes``), so a room's phones, its
 owner (``werewolf.web.cluster``) and its memory are one process: an answer is applied, stored and
 pushed once, and the other processes never read the room.
 
@@ -24,24 +24,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import json
 import logging
 import os
 import re
-import secrets
 import signal
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Container
 from dataclasses import dataclass
 from typing import Any
 
+from werewolf.web.homes import PLACE_ENV, home
+
 log = logging.getLogger("werewolf.web")
 
-PLACE_ENV = "WEREWOLF_PLACE"  # "i/N": this process is worker i of N
 CHANNEL_ENV = "WEREWOLF_CHANNEL"  # the file descriptor on which the parent hands it connections
 SETTINGS_ENV = "WEREWOLF_WORKER_APP"  # the app's settings and log level, as the parent's ``serve`` had them
 PEEK_BYTES = 4096
@@ -51,61 +49,10 @@ STARTUP_FAILURE = 3  # uvicorn's exit code when the app could not start (its dat
 _ROOM_PATH = re.compile(rb"^[A-Z]+ /(?:api/rooms|r|replay)/([A-Za-z0-9]{1,32})(?:[/?# ]|$)")
 
 
-@dataclass(frozen=True)
-class Place:
-    """Which of the ``count`` processes this one is (``index`` from 0)."""
-
-    index: int
-    count: int
-
-    def home(self, room_id: str) -> int:
-        return home(room_id, self.count)
-
-    def is_home(self, room_id: str) -> bool:
-        return self.home(room_id) == self.index
-
-    def __str__(self) -> str:
-        return f"{self.index}/{self.count}"
-
-    @classmethod
-    def parse(cls, text: str | None) -> Place | None:
-        if not text:
-            return None
-        i, _, n = text.partition("/")
-        place = cls(int(i), int(n))
-        if not 0 <= place.index < place.count:
-            raise ValueError(f"{PLACE_ENV}={text!r}: not a worker index of its count")
-        return place
-
-
-def hash64(text: str) -> int:
-    """A signed 64-bit hash of ``text``: a room's home, and the advisory locks' keys (``werewolf.web.cluster``)."""
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big", signed=True)
-
-
-def home(room_id: str, count: int) -> int:
-    """The process of ``count`` that is the room's home."""
-    return hash64(room_id) % count
-
-
 def room_in(head: bytes) -> str | None:
     """The room a request's first line names (None: none, or not a request line)."""
     m = _ROOM_PATH.match(head)
     return m.group(1).decode() if m else None
-
-
-def new_room_id(taken: Container[str], place: Place | None) -> str:
-    """A new room's id, none of ``taken``; with a ``place``, one whose home is this process."""
-    while True:
-        room_id = secrets.token_urlsafe(6).replace("-", "x").replace("_", "y")
-        if room_id not in taken and (place is None or place.is_home(room_id)):
-            return room_id
-
-
-def worker_key(index: int) -> int:
-    """The advisory lock a live worker holds (``werewolf.web.cluster``): whether a room's home is alive. (No
-    room's key: a room id has no space.)"""
-    return hash64(f"worker {index}")
 
 
 # -- the parent ------------------------------------------------------------------------------------

@@ -16,10 +16,11 @@ import os
 import random
 from collections.abc import Callable, Mapping, Sequence
 
-from werewolf.agents import Agent
+from werewolf.agents import Agent, RandomAgent
+from werewolf.agents.heuristic import HeuristicAgent
 from werewolf.core.game import Setup
 
-# Makes the agents of some bot seats (``werewolf.web.rooms.BOTS``' kinds).
+# Makes the agents of some bot seats (``BOTS``' kinds).
 Factory = Callable[[random.Random, list[int], Setup, str], dict[int, Agent]]
 
 PLAIN = ("heuristic", "random")
@@ -88,3 +89,37 @@ def seat_agents(factories: Mapping[str, Factory], bot_kind: str, kinds: Mapping[
         else:
             agents.update(factories[kind](rng, seats, setup, lang))
     return agents
+
+
+def heuristic_bots(rng: random.Random, seats: list[int], setup: Setup, lang: str) -> dict[int, Agent]:
+    """One heuristic agent plays every bot seat (their minds share what the table said), speaking ``lang``."""
+    agent = HeuristicAgent(rng, seats=seats, ruleset=setup.ruleset, lang=lang)
+    return dict.fromkeys(seats, agent)
+
+
+def random_bots(rng: random.Random, seats: list[int], setup: Setup, lang: str) -> dict[int, Agent]:
+    return {s: RandomAgent(rng=random.Random(rng.random())) for s in seats}
+
+
+def llm_model() -> str | None:
+    """The model LLM bots play with: the server's WEREWOLF_LLM_MODEL (none: rooms cannot seat LLMs)."""
+    return os.environ.get("WEREWOLF_LLM_MODEL") or None
+
+
+def llm_bots(rng: random.Random, seats: list[int], setup: Setup, lang: str) -> dict[int, Agent]:
+    """An LLM seat each (werewolf.agents.llm) on the server's OPENAI_BASE_URL, speaking the room's language."""
+    from werewolf.agents.llm import LLMAgent
+
+    model = llm_model() or "unset"
+    return {s: LLMAgent(model, lang=lang) for s in seats}
+
+
+# Bot kinds by name: each makes the agents of a room's bot seats from a random generator.
+BOTS: dict[str, Factory] = {
+    "heuristic": heuristic_bots,
+    "random": random_bots,
+}
+if llm_model():  # rooms may seat LLMs when the server names a model
+    BOTS["llm"] = llm_bots
+DEFAULT_BOT = "heuristic"
+LEGACY_BOT = "random"  # the kind of rooms stored before the kind was

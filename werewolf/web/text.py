@@ -8,7 +8,7 @@ and option labels, the result. The browser only lays it out.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from werewolf.core.decisions import AnyOf, Decision, Flag, Move
 from werewolf.core.events import Event
@@ -25,7 +25,23 @@ from werewolf.i18n import (
 from werewolf.roles import ROLES
 
 if TYPE_CHECKING:
-    from werewolf.web.rooms import Room
+    from werewolf.core.game import Setup
+
+
+class Room(Protocol):
+    """A room as its words read it (``werewolf.web.room.Room``): what is out, what is asked, and the
+    narrations made so far (kept by the room, filled here)."""
+
+    @property
+    def setup(self) -> Setup: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def narrations(self) -> dict[tuple[int | None, str], list[str | None]]: ...
+    @property
+    def told(self) -> dict[tuple[bool, str], dict[int, str | None]]: ...
+    def shown(self) -> Sequence[Event]: ...
+    def pending(self, seat: int | None = None) -> list[Decision]: ...
 
 
 def _t(key: str, lang: str, fallback: str | None = None, **fields: Any) -> str:

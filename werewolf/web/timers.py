@@ -12,7 +12,7 @@ default (``Game.decline``: a speech that ended, as "done" or "pass" would end it
 The room's decision ``timeout`` still applies to a speech too; whichever ends first ends it.
 
 A restart gives an open speech its full time again, as every open decision gets
-(``werewolf.web.rooms``): only the room's ``speech_time`` is stored.
+(``werewolf.web.hub``): only the room's ``speech_time`` is stored.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class SpeechClock:
     """The open speeches' deadlines of one room (``seconds`` 0: no speech timer)."""
 
     def __init__(self, seconds: float | None, clock: Callable[[], float], ruleset: str) -> None:
-        # The one-night discussion has its own clock (``werewolf.web.rooms``): no speech timer there.
+        # The one-night discussion has its own clock (``werewolf.web.room``): no speech timer there.
         self.seconds = 0.0 if ruleset in NO_TURNS else float(seconds or 0.0)
         self.clock = clock
         self.turns: dict[tuple[int, Any, int], Turn] = {}

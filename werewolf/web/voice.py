@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -38,7 +38,26 @@ from werewolf.core.events import Event
 from werewolf.i18n import has, narrate, normalize_lang, role_name, t
 
 if TYPE_CHECKING:
-    from werewolf.web.rooms import Room
+    from werewolf.core.game import Game, Setup
+    from werewolf.web.pacing import Pacer
+    from werewolf.web.store import RoomRecord
+
+
+class Room(Protocol):
+    """A room as its voice reads it (``werewolf.web.room.Room``): its mode, its game and what is out."""
+
+    @property
+    def rec(self) -> RoomRecord: ...
+    @property
+    def setup(self) -> Setup: ...
+    @property
+    def game(self) -> Game: ...
+    @property
+    def pacer(self) -> Pacer: ...
+    @property
+    def status(self) -> str: ...
+    def phase(self) -> str: ...
+
 
 LEASE = 15.0  # seconds the device counts as there after its last word (it speaks up every few seconds)
 STALL = 90.0  # seconds the table waits on one line before it goes on without the voice (unless paused)

@@ -10,7 +10,8 @@ import socket
 
 import uvicorn
 
-from werewolf.web.routing import CHANNEL_ENV, PLACE_ENV, SETTINGS_ENV, Place
+from werewolf.web.homes import PLACE_ENV, Place
+from werewolf.web.routing import CHANNEL_ENV, SETTINGS_ENV
 
 
 class HandedServer(uvicorn.Server):

@@ -1,0 +1,563 @@
+"""One room: its game, its seats and tokens, the sockets watching it, its pacer, and the views of it.
+
+A ``Room`` holds one game (``werewolf.core.game.Game``), the seats' names and
+token hashes, the seats bots play, the sockets watching it and its pacer
+(``werewolf.web.pacing``: which of the game's events are out), and the features'
+state (the pack's, ``werewolf.web.pack``; the moderator voice's, ``werewolf.web.voice``;
+the speech timer's, ``werewolf.web.timers``), which each feature reads and changes through
+the small interface it declares. It makes every seat's view and moves the game on by the
+clock and the bots (``Room.drive``); the hub (``werewolf.web.hub``) orders every change of it
+under its lock, commits and publishes.
+
+Bots: one kind a room (``werewolf.web.seats.BOTS``; heuristic by default, stored with the room).
+
+The one-night discussion (live speech): rounds of statements until every seat
+is ready to vote (RULES.md §3.6). Its clock is the server's: it starts at the
+``discussion`` event, its end is stored with the room in the same transaction as
+the answers that opened the discussion (so a restart keeps it), and once it has
+run out every open turn of the discussion is declined as it comes, which ends it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import logging
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+try:
+    import orjson
+except ImportError:  # the web extra installs it; without it, the standard library's json
+    orjson = None  # type: ignore[assignment]
+
+from werewolf.agents import Agent, Host, RandomAgent
+from werewolf.agents.heuristic import ONE_NIGHT, HeuristicAgent
+from werewolf.core.decisions import Decision
+from werewolf.core.errors import IllegalMove
+from werewolf.core.events import Event
+from werewolf.core.game import Game
+from werewolf.web import pacing, timers
+from werewolf.web import pack as wolfpack
+from werewolf.web.errors import ApiError
+from werewolf.web.lobby import stranger
+from werewolf.web.pacing import Pace, Pacer
+from werewolf.web.seats import BOTS, LEGACY_BOT, seat_agents
+from werewolf.web.state import Sight, Subscriber, seat_count, series_info, setup_from_json, token_hash
+from werewolf.web.store import RoomRecord, Store
+from werewolf.web.text import render
+from werewolf.web.voice import Voice
+
+log = logging.getLogger("werewolf.web")
+
+_UNSHOWN: list[Decision] = []  # the request while the pacer holds it back (one object: its generation stays)
+MAX_TALK = 7 * 86400.0  # the longest discussion clock (a longer one is as good as unlimited)
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON text, UTF-8 as is (orjson when installed: views are the server's hottest output)."""
+    if orjson is not None:
+        try:
+            return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+        except TypeError:  # an integer beyond 64 bits, say: the standard library takes anything JSON can
+            pass
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _talk(d: Decision) -> bool:
+    return d.act == "speak" and getattr(d, "part", None) == "discussion"
+
+
+def yield_to_loop() -> None:
+    """Called by the bots' thread between answers: hands the interpreter to the event loop's thread if it
+    waits for it (a request came in), instead of making it wait for the switch interval at each wake-up."""
+    time.sleep(0)
+
+class Room:
+    def __init__(self, rec: RoomRecord, default_timeout: float, clock: Callable[[], float] = time.time,
+                 pace: Pace | None = None, rng: random.Random | None = None) -> None:
+        self.rec = rec
+        self.clock = clock
+        self.id = rec.id
+        self.setup = setup_from_json(rec.setup)
+        self.game = Game.replay(self.setup, rec.answers)
+        # The live room's pacing (``werewolf.web.pacing``): which events are out, when the next go.
+        self.pace = Pace.parse(rec.pace) if rec.pace is not None else pace or pacing.DEFAULT_PACE
+        self.rng = rng
+        # A room stored before pacing has shown everything so far (None), unless it is still a lobby.
+        paced = rec.paced if rec.paced is not None or rec.status != "lobby" else 0
+        self.pacer = Pacer(self.pace, self.game.events, paced, clock(), rng)
+        self.voice = Voice(self, rec.heard)  # face to face: the moderator device leads (werewolf.web.voice)
+        self.pacer.gate = self.voice
+        self.stored_paced = rec.paced
+        self.fixed_deal = rec.fixed_deal
+        self.wake: asyncio.TimerHandle | None = None
+        self.n = seat_count(self.game)
+        self.names: dict[int, str] = {p.seat: p.name for p in rec.players}
+        self.hashes: dict[int, str] = {p.seat: p.token_hash for p in rec.players}
+        self.bots: set[int] = set(rec.bots)
+        self.status = rec.status
+        self.committed = len(rec.answers)
+        self.timeout = rec.timeout if rec.timeout is not None else default_timeout
+        self.lock = asyncio.Lock()
+        self.version = 0
+        self.subs: set[Subscriber] = set()
+        self.deadlines: dict[int, tuple[Decision, float]] = {}
+        self._views: dict[tuple[int | None, bool, str | None], tuple[int, str]] = {}
+        self.narrations: dict[tuple[int | None, str], list[str | None]] = {}
+        # Each event narrated once per language, by its place in the log, for every seat it does not
+        # name (key: (spectator?, lang)); ``werewolf.web.text.narrations``.
+        self.told: dict[tuple[bool, str], dict[int, str | None]] = {}
+        self._sights: dict[int | None, Sight] = {}
+        self._encoded: dict[int, str] = {}  # id(event) -> its JSON (events live as long as the game)
+        self.info_version = 0
+        # The last change (a lobby's from the database, so that a restart does not prolong it), and the
+        # last change or request: a lobby expires after the first, a finished game after the second.
+        self.touched = rec.active() if rec.status == "lobby" else clock()
+        self.used = clock()
+        self.asked = clock()  # a request's or a socket's last word about the room (not the game moving on)
+        self._reset_counts()
+        self.bot_kind = rec.bot_kind or LEGACY_BOT
+        self.bot_kinds = dict(rec.bot_kinds or {})  # a kind per bot seat, over ``bot_kind`` (werewolf.web.seats)
+        self._agents: dict[int, Agent] | None = None  # made once the bot seats are known (the start)
+        self._host: Host | None = None  # hands the bots their seat views (made with the agents)
+        self.talk_ends = rec.talk_ends
+        self.pack = wolfpack.PackState.from_json(rec.pack)  # the wolves' picks and chat, interrupt intents
+        self.speech = timers.SpeechClock(rec.speech_time, clock, self.setup.ruleset)  # the speaking turns' timer
+        self.track_deadlines()
+
+    # -- who is asking -----------------------------------------------------------------------
+    def who(self, token: str | None) -> tuple[bool, int | None]:
+        """``(is_host, seat)`` of a token; raises 401 (missing) or 403 (unknown)."""
+        if not token:
+            raise ApiError(401, "missing token: send 'Authorization: Bearer <token>'")
+        h = token_hash(token)
+        host = hmac.compare_digest(h, self.rec.host_hash)
+        seat = None
+        for s, sh in self.hashes.items():
+            if hmac.compare_digest(h, sh):
+                seat = s
+        if not host and seat is None:
+            raise stranger(self, h)
+        return host, seat
+
+    # -- state ------------------------------------------------------------------------------
+    def info(self) -> dict[str, Any]:
+        """The room as everyone may see it."""
+        s = self.setup
+        return {
+            "id": self.id, "status": self.status, "ruleset": s.ruleset,
+            "deck": list(s.deck) if isinstance(s.deck, tuple) else s.deck,
+            "options": dict(s.options), "mode": self.rec.mode, "lang": self.rec.lang, "players": self.n,
+            "timeout": self.timeout or None, "bot_kind": self.bot_kind,
+            "bot_kinds": {str(s): k for s, k in sorted(self.bot_kinds.items())},
+            # A deal its creator chose (a seed) is known to the creator: every screen says so.
+            "fixed_deal": self.fixed_deal, "pace": self.pace.as_json(), **series_info(self.rec),
+            "seats": [{"seat": n, "name": self.names.get(n), "bot": n in self.bots,
+                       "taken": n in self.names or n in self.bots} for n in range(1, self.n + 1)],
+        }
+
+    def free_seats(self) -> list[int]:
+        return [n for n in range(1, self.n + 1) if n not in self.names and n not in self.bots]
+
+    # -- what is out: the pacer's part of the game -----------------------------------------
+    def shown(self) -> Sequence[Event]:
+        """The game's events released so far (every view is made of these only)."""
+        return self.pacer.shown(self.game.events)
+
+    def settled(self) -> bool:
+        return self.pacer.settled(self.game.events)
+
+    def pending(self, seat: int | None = None) -> list[Decision]:
+        """The open decisions as the table sees them: none until everything the engine said is out."""
+        if self.status != "playing" or not self.settled() or self.voice.waits(self.clock()):
+            return []
+        return self.game.pending(seat)
+
+    def over(self) -> bool:
+        return self.game.over and self.settled()
+
+    def phase(self) -> str:
+        shown = self.shown()
+        return self.game.phase if len(shown) == len(self.game.events) or not shown else shown[-1].phase
+
+    def awake(self, seat: int, role: str | None, events: list[Event]) -> dict[str, Any] | None:
+        """The open night step, when it is this seat's role's and asks it nothing (a witch with no potion
+        left, a role only woken): the phone shows it, as a judge shows her, with a button that only
+        dismisses it. Nobody else is told anything."""
+        step = self.pacer.open_step(self.game.events)
+        if step is None or role is None or step.data.get("role") != role or self.pending(seat):
+            return None
+        if self.voice.waits(self.clock()):  # face to face: woken once the voice has called the role
+            return None
+        if any(e.type == "death" and e.data.get("seat") == seat for e in events):
+            return None
+        return {"step": step.data.get("step"), "role": role}
+
+    def sight(self, seat: int | None) -> Sight:
+        """The released events ``seat`` may see, brought up to date with what came out since."""
+        sight = self._sights.get(seat)
+        shown = self.shown()
+        if sight is None or sight.scanned > len(shown):  # new, or the room was rebuilt
+            sight = self._sights[seat] = Sight()
+        for i in range(sight.scanned, len(shown)):
+            e = shown[i]
+            if e.visible_to(seat):
+                sight.index.append(i)
+                sight.events.append(e)
+                if e.type in ("role", "took") and e.data.get("seat") == seat:
+                    sight.role = e.data.get("role")
+        sight.scanned = len(shown)
+        return sight
+
+    def head(self, seat: int | None, host: bool = False) -> tuple[dict[str, Any], Sight | None]:
+        """The view of one seat without its events, and what it sees (None in the lobby: nothing)."""
+        sight = None
+        if self.status == "lobby":
+            out: dict[str, Any] = {"seat": seat, "role": None, "phase": "lobby", "pending": None,
+                                   "decisions": None, "game_over": None, "awake": None}
+        else:
+            sight = self.sight(seat)
+            role = sight.role
+            decisions = self.pending(seat) if seat is not None else []
+            result = self.game.result if self.over() else None
+            out = {"seat": seat, "role": role, "phase": self.phase(),
+                   "pending": [o for d in decisions for o in d.options()] or None,
+                   "decisions": [d.describe() for d in decisions] or None,
+                   "game_over": {"teams": result[0], "seats": result[1]} if result else None,
+                   "awake": self.awake(seat, role, sight.events) if seat is not None else None}
+        deadline = None
+        if seat is not None and self.status == "playing":
+            times = [t for d, t in self.deadlines.values() if d.seat == seat]
+            deadline = min(times) if times else None
+        out["deadline"] = deadline
+        out["host"] = host
+        out["room"] = self.info()
+        out["speaking"] = sorted({d.seat for d in self.pending() if d.act == "speak"})
+        out["discussion"] = self.discussion()
+        out.update(wolfpack.view(self, seat))
+        out["voice"] = self.voice.view(self.clock()) if seat is None else None
+        out.update(self.speech.view())
+        return out, sight
+
+    def view(self, seat: int | None, host: bool = False) -> dict[str, Any]:
+        """The view of one seat (``None``: spectator or host), as the API sends it."""
+        out, sight = self.head(seat, host)
+        out["events"] = [e.as_json(with_audience=False) for e in sight.events] if sight is not None else []
+        return out
+
+    # -- the one-night discussion -------------------------------------------------------------
+    def talking(self) -> bool:
+        """Whether the one-night discussion is on: its rounds of statements are asked."""
+        request = self.game.request
+        return (self.status == "playing" and self.setup.ruleset in ONE_NIGHT and bool(request)
+                and self.settled() and all(_talk(d) for d in request))
+
+    def discussion(self) -> dict[str, Any] | None:
+        """The discussion as every phone shows it: its length, when it ends, who is ready to vote."""
+        if not self.talking():
+            return None
+        last: dict[int, tuple[str, Any]] = {}
+        for s, act, value in self.game.answers:
+            last[s] = (act, value)
+        # Ready: its last answer is a turn without text, "done" or a pass (this round's, or an earlier round's).
+        return {"seconds": self.talk_seconds(), "ends": self.talk_ends,
+                "ready": [s for s in range(1, self.n + 1) if last.get(s) in (("speak", None), ("speak", ""))]}
+
+    def talk_seconds(self) -> float | None:
+        e = next((e for e in self.shown() if e.type == "discussion"), None)
+        return None if e is None else e.data.get("seconds")
+
+    def start_talk_clock(self) -> bool:
+        """Start the discussion's clock once its ``discussion`` event is out; True when it starts now."""
+        if self.talk_ends is not None or self.setup.ruleset not in ONE_NIGHT or not self.talking():
+            return False
+        seconds = self.talk_seconds()
+        if seconds is None:  # no limit: it ends when everyone is ready
+            return False
+        try:
+            length = float(seconds)
+        except (OverflowError, TypeError, ValueError):  # an integer beyond floats: as good as unlimited
+            length = MAX_TALK
+        if math.isnan(length):
+            return False
+        self.talk_ends = time.time() + min(max(length, 0.0), MAX_TALK)
+        return True
+
+    def talk_up(self) -> bool:
+        return self.talk_ends is not None and time.time() >= self.talk_ends
+
+    def late_turns(self) -> list[Decision]:
+        """The discussion's open turns once its time is up: each is declined as it comes."""
+        if not self.talk_up():
+            return []
+        return [d for d in self.pending() if _talk(d)]
+
+    def agents(self) -> dict[int, Agent]:
+        if self._agents is None:
+            rng = random.Random(f"bots:{self.setup.seed}:{self.id}")
+            self._agents = seat_agents(BOTS, self.bot_kind, self.bot_kinds, rng, sorted(self.bots), self.setup,
+                                       self.rec.lang)
+            for agent in set(self._agents.values()):
+                if isinstance(agent, HeuristicAgent):  # reloaded mid-discussion: the rounds it has talked
+                    for s, act, _ in self.game.answers:
+                        if act == "speak" and s in self.bots:
+                            agent.rounds[s] = agent.rounds.get(s, 0) + 1
+            self._host = Host(self.game, self._agents)
+        return self._agents
+
+    def _words(self, v: dict[str, Any], sight: Sight | None, seat: int | None, lang: str | None
+               ) -> dict[str, Any] | None:
+        if not lang:
+            return None
+        words = render(self, v, seat, lang, sight.events if sight else [], sight.index if sight else [])
+        words["voice"] = self.voice.words(lang) if seat is None else None
+        return words
+
+    def _encode(self, sight: Sight | None, start: int = 0) -> str:
+        """The seat's visible events from ``start`` on, as a JSON array (each event encoded once)."""
+        if sight is None:
+            return "[]"
+        encoded = self._encoded
+        for e in sight.events[start:]:
+            if id(e) not in encoded:
+                encoded[id(e)] = dumps(e.as_json(with_audience=False))
+        return "[" + ",".join(encoded[id(e)] for e in sight.events[start:]) + "]"
+
+    def view_json(self, seat: int | None, host: bool, lang: str | None) -> str:
+        key = (seat, host, lang)
+        hit = self._views.get(key)
+        if hit is not None and hit[0] == self.version:
+            return hit[1]
+        v, sight = self.head(seat, host)
+        words = self._words(v, sight, seat, lang)
+        if words is not None:
+            v["text"] = words
+        # The events, the bulk of a view, are encoded once each and spliced in, last.
+        text = dumps(v)[:-1] + ',"events":' + self._encode(sight) + "}"
+        self._views[key] = (self.version, text)
+        return text
+
+    def push_json(self, sub: Subscriber) -> str | None:
+        """What the socket ``sub`` is sent now: None if its view did not change; the full view (with
+        its version ``v``, for a delta socket) on connect or when asked for; else, for a delta socket,
+        ``{"v", "base", "set", "text", "events"}``: the fields that changed (``set``; ``text``: the
+        changed fields of its words, with ``events``: the new events' narrations), and the seat's newly
+        released visible events (``events``, exactly those: the same rule as the full view's)."""
+        sig = self.signature(sub.seat, sub.host, sub.lang)
+        if sig == sub.last and not sub.want_full:
+            return None
+        sub.last = sig
+        if not sub.delta:
+            return self.view_json(sub.seat, sub.host, sub.lang)
+        v, sight = self.head(sub.seat, sub.host)
+        words = self._words(v, sight, sub.seat, sub.lang)
+        told = words.pop("events") if words is not None else None
+        count = len(sight.events) if sight is not None else 0
+        sub.v += 1
+        full = sub.want_full or sub.head is None or sub.sent > count or \
+            (words is not None and sub.text_head is None)
+        if full:
+            sub.want_full = False
+            body = dict(v)
+            if words is not None:
+                body["text"] = dict(words, events=told)
+            text = '{"v":' + str(sub.v) + "," + dumps(body)[1:-1] + ',"events":' + self._encode(sight) + "}"
+        else:
+            old, old_words = sub.head or {}, sub.text_head or {}
+            delta: dict[str, Any] = {"v": sub.v, "base": sub.v - 1,
+                                     "set": {k: x for k, x in v.items() if k not in old or old[k] != x}}
+            if words is not None and told is not None:
+                delta["text"] = {k: x for k, x in words.items() if k not in old_words or old_words[k] != x}
+                delta["text"]["events"] = told[sub.sent:]
+            text = dumps(delta)[:-1] + ',"events":' + self._encode(sight, sub.sent) + "}"
+        sub.head, sub.text_head, sub.sent = v, words, count
+        return text
+
+    # -- cheap change detection: a socket rebuilds its view only when its signature moved -------
+    def _reset_counts(self) -> None:
+        self._sights = {}
+        self.told = {}
+        self._scanned = 0
+        self._public = 0
+        self._private: dict[int, int] = {}
+        self._request: list[Decision] | None = None
+        self._generation = 0
+
+    def signature(self, seat: int | None, host: bool, lang: str | None) -> tuple[Any, ...]:
+        """Changes whenever the view of ``seat`` may have changed (events it sees, its decisions, the room)."""
+        events = self.shown()
+        if self._scanned > len(events):
+            self._reset_counts()
+        for e in events[self._scanned:]:
+            if e.to is None:
+                self._public += 1
+            else:
+                for s in e.to:
+                    self._private[s] = self._private.get(s, 0) + 1
+        self._scanned = len(events)
+        request = self.game.request if self.settled() else _UNSHOWN
+        if request is not self._request:
+            self._request = request
+            self._generation += 1
+        mine: tuple[Any, ...] = ()
+        if seat is not None:
+            owed = self.pending(seat)
+            positions = tuple(i for i, d in enumerate(request) if d.seat == seat and d in owed)
+            mine = (self._generation, positions) if positions else ()
+        speaking = tuple(d.seat for d in self.pending() if d.act == "speak")
+        seen = self._public + (self._private.get(seat, 0) if seat is not None else 0)
+        awake = self.pacer.step if seat is not None else None  # the open step (a seat may be woken by it)
+        voice = self.voice.signature(self.clock()) if seat is None else ()
+        return (self.status, self.info_version, seen, mine, speaking, host, lang, self.over(), awake,
+                wolfpack.signature(self, seat), voice)
+
+    def changed(self) -> None:
+        """Something everyone may need to see: wake every socket."""
+        self.version += 1
+        self.touched = self.used = self.clock()
+        self.track_deadlines()
+        for sub in self.subs:
+            if sub.last is None or self.signature(sub.seat, sub.host, sub.lang) != sub.last:
+                sub.dirty.set()
+
+    def track_deadlines(self) -> None:
+        self.speech.track(self.pending(), self.game.answers, lambda s: s not in self.bots)
+        if self.status != "playing" or self.game.over or self.timeout <= 0:
+            self.deadlines = {}
+            return
+        now = time.time()
+        old = self.deadlines
+        self.deadlines = {}
+        for d in self.pending():
+            if d.seat in self.bots:
+                continue
+            prev = old.get(id(d))
+            self.deadlines[id(d)] = prev if prev is not None and prev[0] is d else (d, now + self.timeout)
+
+    # -- changes (callers hold the lock; ``drive`` runs in the bots' worker thread) ----------
+    def drive(self, now: float) -> None:
+        """Move the game on as far as the clock allows: the pacer's releases, the bots' answers (held
+        inside a night step until its time is over), the discussion's turns that came too late."""
+        g = self.game
+        pacer = self.pacer
+        while True:
+            if pacer.advance(g.events, now):
+                continue
+            if g.over or not pacer.settled(g.events):
+                return
+            late = self.late_turns()
+            for d in late:
+                g.decline(d)  # the last one closes the round: the vote follows
+            if late:
+                continue
+            if wolfpack.drive(self):  # a person's interrupt offer, answered at once
+                continue
+            if not pacer.bots_may_answer(g.events, now) or not self.bot_round():
+                return
+
+    def bot_round(self) -> bool:
+        """The bots answer every decision they owe in the open request; False if they owe none."""
+        g = self.game
+        owed = [d for d in g.pending() if d.seat in self.bots and not wolfpack.holds(self, d)]
+        if not owed:
+            return False
+        agents = self.agents()
+        for d in owed:
+            yield_to_loop()
+            followed, value = wolfpack.follows(self, d)
+            if followed:  # a bot of a pack with people in it names their pick
+                g.answer_value(d, value)
+                continue
+            agent = agents[d.seat]
+            if isinstance(agent, RandomAgent):
+                g.answer_value(d, agent.value(d))
+                continue
+            if self._host is None or self._host.game is not g:
+                self._host = Host(g, agents)
+            move = self._host.ask(d)
+            if move is None:
+                g.decline(d)
+            else:
+                try:
+                    g.answer(d.seat, move)
+                except IllegalMove:
+                    log.warning("room %s: bot at seat %s answered illegally; default taken", self.id, d.seat)
+                    g.decline(d)
+        return True
+
+    def snapshot(self) -> tuple[Any, ...]:
+        """What a change may touch, to put back if it fails (the game itself is replayed)."""
+        p = self.pacer
+        return (list(self.game.answers), self.status, set(self.bots), self.talk_ends,
+                (p.released, p.step, p.hold_until, p.next_at), dict(self.deadlines), self.pack.copy(),
+                self.voice.heard)
+
+    def restore(self, snap: tuple[Any, ...]) -> None:
+        """The room exactly as it was at ``snap`` (nothing of the failed change was stored or shown)."""
+        answers, self.status, self.bots, self.talk_ends, paced, deadlines, self.pack, self.voice.heard = snap
+        # Replayed even when no answer was added: a failure inside the engine may have left its flow dead.
+        self.game = Game.replay(self.setup, answers)
+        p = self.pacer
+        p.released, p.step, p.hold_until, p.next_at = paced
+        # The open decisions are new objects now: each keeps the deadline it had.
+        self.deadlines = {}
+        for d in self.pending():
+            kept = next((t for old, t in deadlines.values() if (old.seat, old.act) == (d.seat, d.act)), None)
+            if kept is not None:
+                self.deadlines[id(d)] = (d, kept)
+        self.committed = len(answers)
+        self._agents = None
+        self.narrations.clear()
+        self._encoded = {}
+        self._views.clear()
+        self._reset_counts()
+        self.voice.replayed()
+        self.info_version += 1
+
+    def write(self, *, started: bool = False, clock: bool = False) -> Commit | None:
+        """The store's write of everything changed since the last commit (None: nothing)."""
+        rows = self.game.answers[self.committed:]
+        over = self.over()
+        paced = self.pacer.released
+        moved = paced != self.stored_paced
+        pack = self.pack.dirty()
+        heard = self.voice.heard if self.voice.heard != self.voice.stored else None
+        if not (rows or moved or started or clock or pack is not None or heard is not None
+                or (over and self.status != "over")):
+            return None
+        status = "over" if over else "playing" if started else None
+        return Commit(Store.progress(self.id, self.committed, rows, status=status,
+                                     bots=sorted(self.bots) if started else None, paced=paced if moved else None,
+                                     talk_ends=self.talk_ends if clock else None, pack=pack, heard=heard),
+                      self.committed + len(rows), paced, over, self.pack.version, self.voice.heard)
+
+    def committed_now(self, commit: Commit | None) -> None:
+        """``commit`` is stored: the room's own record of what the database holds (what was written, not
+        what the room holds by now)."""
+        if commit is None:
+            return
+        self.committed = commit.answers
+        self.stored_paced = commit.paced
+        self.pack.stored = commit.pack
+        self.voice.stored = commit.heard
+        if commit.over and self.status != "over":
+            self.status = "over"
+            self.info_version += 1
+
+
+@dataclass(frozen=True)
+class Commit:
+    """One change's write and what the database holds once it is stored."""
+
+    write: Callable[[Any], None]
+    answers: int  # answers stored
+    paced: int  # events released
+    over: bool  # the game's end is stored
+    pack: int = 0  # the pack state's version stored (``werewolf.web.pack``)
+    heard: int | None = None  # the voice's lines spoken, as stored
