@@ -2,7 +2,8 @@
 
 The fenced ``sh``/``bash``/``console`` blocks are run command by command (``werewolf ...`` as
 ``python -m werewolf.cli ...`` of this tree, ``python ...`` with this interpreter), the ``python`` blocks as
-scripts; each must exit 0. Every page runs in a fresh folder of its own, in which ``tests``, ``docs`` and
+scripts; each must exit 0, and a ``console`` block run as written must print the lines it shows (``…``
+stands for lines left out). Every page runs in a fresh folder of its own, in which ``tests``, ``docs`` and
 ``scripts`` are the repository's, so the paths written in the docs resolve and what the commands write
 stays out of the tree. A block the test cannot run says so where a reader sees it, in an HTML comment
 just before it, and the test holds it to that:
@@ -22,6 +23,7 @@ the test: no command is left out silently.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shlex
@@ -149,10 +151,20 @@ def argv(command: str, where: str) -> list[str] | None:
                          "mark its block <!-- docs-test: skip REASON -->")
 
 
-def run(cmd: list[str], where: str, here: Path, env: dict[str, str], stdin: str = TYPED) -> None:
+def run(cmd: list[str], where: str, here: Path, env: dict[str, str], stdin: str = TYPED) -> str:
     result = subprocess.run(cmd, cwd=here, env=env, input=stdin, capture_output=True, text=True, timeout=TIMEOUT)
     assert result.returncode == 0, (f"{where}: {shlex.join(cmd[1:])} exited {result.returncode}\n"
                                     f"{result.stdout[-1500:]}\n{result.stderr[-3000:]}")
+    return result.stdout
+
+
+def shown_output(block: Block) -> list[str]:
+    """The output a console block shows after its one command (an elision, ``…``, stands for lines left out)."""
+    lines = block.code.splitlines()
+    end = next(i for i, line in enumerate(lines) if line.startswith("$ "))
+    while lines[end].endswith("\\"):
+        end += 1
+    return [line.strip() for line in lines[end + 1:] if line.strip() and line.strip() != "…"]
 
 
 def run_page(path: Path, here: Path) -> int:
@@ -182,17 +194,23 @@ def run_page(path: Path, here: Path) -> int:
             old, _, new = replace.partition(" => ")
             cmds = [c.replace(old.strip(), new.strip()) for c in cmds]
         env = dict(base)
-        with FakeLLM(speech="I am a villager") as server:
+        fake = block.note("fake-llm")
+        with FakeLLM(speech="I am a villager") if fake else contextlib.nullcontext() as server:
             for cmd in cmds:
                 args = argv(cmd, block.where)
                 if args is None:
                     env.update(w.split("=", 1) for w in shlex.split(cmd)[1:] if "=" in w)
                     continue
-                if block.note("fake-llm"):
+                if server is not None:
                     env.update(OPENAI_BASE_URL=server.base_url)
-                run(args, block.where, here, env)
+                out = run(args, block.where, here, env)
                 ran += 1
-            if block.note("fake-llm"):
+                if block.lang == "console" and len(cmds) == 1 and not block.note("replace"):
+                    # what the docs show is what the command prints (a replaced command prints other numbers)
+                    printed = {line.strip() for line in out.splitlines()}
+                    for line in shown_output(block):
+                        assert line in printed, f"{block.where}: the docs show {line!r}, the command did not print it"
+            if server is not None:
                 assert server.requests, f"{block.where}: no LLM seat asked the fake server anything"
         for cmd in cmds:
             words = shlex.split(cmd, comments=True)
