@@ -298,3 +298,10 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
                             env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
     assert result.returncode == 0, result.stderr[-3000:]
     assert (tmp_path / "rules" / "index.html").is_file() and (tmp_path / "index.html").is_file()
+
+
+@pytest.mark.parametrize("example", sorted((ROOT / "docs" / "examples").glob("*.json")), ids=lambda p: p.stem)
+def test_the_shipped_examples_pass_their_check(example: Path) -> None:
+    """docs/scripted-games.md says its examples (docs/examples/) each pass `werewolf script FILE --check`."""
+    result = CliRunner().invoke(main, ["script", str(example), "--check"])
+    assert result.exit_code == 0, result.output[-2000:]
