@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Build the compiled engine the way a user's install does, into a virtual environment for the tests and the bench.
 
-    WEREWOLF_COMPILE=1 pip install '.[sim]'   # what a user types (README): the engine compiled with mypyc
+    WEREWOLF_COMPILE=1 pip install '.[sim]'   # what a user types (docs/performance.md): the engine compiled with mypyc
     python scripts/compile.py                 # this tree's compiled wheel, installed into build/compiled-env
     build/compiled-env/bin/werewolf simulate --ruleset classic --deck classic9 --games 1000000
     python scripts/bench.py --compiled        # the benchmark, on the compiled engine

@@ -257,7 +257,7 @@ def test_the_readmes_own_agent_example_runs() -> None:
     from test_readme_agents import python_block  # (tests/ is on the path, as pytest runs these files)
 
     scope: dict[str, Any] = {"__name__": "readme_example"}
-    exec(compile(python_block("## Your own agent"), "README.md", "exec"), scope)  # noqa: S102 - our own README
+    exec(compile(python_block("## Your own agent"), "docs/agents.md", "exec"), scope)  # noqa: S102 - our own docs
     game = scope["game"]
     assert isinstance(game, Game) and game.over
 

@@ -258,7 +258,7 @@ def test_the_readmes_rl_example_runs() -> None:
     from test_readme_agents import python_block
 
     scope: dict[str, Any] = {"__name__": "readme_example"}
-    exec(compile(python_block("## RL environment"), "README.md", "exec"), scope)  # noqa: S102 - our own README
+    exec(compile(python_block("## RL environment"), "docs/rl.md", "exec"), scope)  # noqa: S102 - our own docs
     e = scope["e"]
     assert e.game.over and not e.agents
     assert set(e.final_rewards) == set(e.possible_agents)

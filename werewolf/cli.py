@@ -26,7 +26,9 @@ def main() -> None:
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--check", is_flag=True, help="Compare with the file's expect block (exit 1 on a difference).")
 def script(file: str, check: bool) -> None:
-    """Run a scripted game and print its log as JSON lines."""
+    """Run a scripted game and print its log as JSON lines.
+
+    The file format, the acts and the log: docs/scripted-games.md (`werewolf rules scripted-games`)."""
     from werewolf import script as sg
 
     try:
@@ -224,6 +226,8 @@ def options_command(ruleset: str | None, as_json: bool) -> None:
     if ruleset is None or ruleset == "facetoface":
         click.echo("facetoface: null for cupid_double_wolf_team and preset means the deck's preset decides "
                    "(RULES.md §5.2); a preset also fixes win_mode and witch_self_save unless they are given.")
+    click.echo("RULES.md is the project's rules digest, shipped as docs/rules.md: `werewolf rules` prints it, "
+               "`werewolf rules --section 1.6` one section.")
 
 
 def _public_url(value: str | None) -> str | None:
@@ -440,6 +444,37 @@ def arena_command(kinds: tuple[str, ...], ruleset: str, deck: str | None, player
     except WerewolfError as err:
         _fail(str(err))
     sys.exit(status)
+
+
+@main.command("rules")
+@click.argument("topic", type=click.Choice(["digest", "scripted-games"]), default="digest")
+@click.option("--section", "-s", "part", default=None,
+              help="Only this part: a numbered section of the digest (1.6, 3.2.4) or an ambiguity (A-57).")
+@click.option("--path", "show_path", is_flag=True, help="Print where the installed file is instead of its text.")
+def rules_command(topic: str, part: str | None, show_path: bool) -> None:
+    """Print the rule texts the program cites: the rules digest (RULES.md, docs/rules.md), or the
+    scripted-game contract (SCRIPTED_GAMES.md, docs/scripted-games.md)."""
+    from werewolf import ruletext
+
+    if show_path:
+        click.echo(ruletext.path(topic))
+        return
+    doc = ruletext.text(topic)
+    if part is not None:
+        found = ruletext.section(doc, part)
+        if found is None:
+            keys = ruletext.section_keys(doc)
+            shown = [k for k in keys if not k.startswith("A-")]
+            ambiguities = [k for k in keys if k.startswith("A-")]
+            if ambiguities:
+                shown.append(f"{ambiguities[0]} to {ambiguities[-1]}")
+            _fail(f"no section {part!r} in {ruletext.TEXTS[topic][1]} (its sections: {', '.join(shown)})")
+            return
+        doc = found
+    if sys.stdout.isatty():
+        click.echo_via_pager(doc)
+    else:
+        click.echo(doc, nl=False)
 
 
 @main.command("explain")

@@ -1,4 +1,4 @@
-"""Scripted games (../shared/SCRIPTED_GAMES.md): run a file of fixed moves.
+"""Scripted games (SCRIPTED_GAMES.md, shipped as docs/scripted-games.md): run a file of fixed moves.
 
 The engine asks, the script answers: each decision takes the move of that
 seat and act from the current phase's list, or its default. A move the game

@@ -90,7 +90,7 @@ def test_the_probe_answers_only_when_asked(tmp_path: Path, monkeypatch: pytest.M
 def test_an_idle_connection_is_kept_between_two_answers(tmp_path: Path) -> None:
     """A phone's requests come a decision apart, often more than uvicorn's default keep-alive (5 s): the
     server keeps an idle connection longer, so that an answer does not open a new one (a new TCP, and
-    behind a proxy a new TLS, handshake; two workers, 200 paced rooms: p95 338 -> 61 ms, README)."""
+    behind a proxy a new TLS, handshake; two workers, 200 paced rooms: p95 338 -> 61 ms, docs/performance.md)."""
     server = Server(str(tmp_path / "keep.sqlite")).start()
     try:
         conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)

@@ -1,7 +1,7 @@
 """The web app: rooms, the public API, the phones' pages and the spoken moderator.
 
 ``werewolf serve`` runs it (``serve`` below); ``create_app`` builds the FastAPI
-app for tests and other servers. See the README's "Web app" section.
+app for tests and other servers. See docs/web.md.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ that ended) lets it go once no socket of its own watches it (``Hub.sweep``).
 
 Why not the kernel's port sharing (uvicorn's own ``--workers``): it spreads connections at random, so
 every room has phones on every process and each answer is replayed on every copy (measured: no gain;
-see the README). Why per connection and not per request: a phone's connections serve its one room, and
+see docs/performance.md). Why per connection and not per request: a phone's connections serve its one room, and
 a request the parent handed to another process is still served right, by a process that reads the room.
 """
 
