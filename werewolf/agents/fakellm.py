@@ -6,6 +6,13 @@ of ``replies`` (a string, or a function of the request's JSON returning one); on
 they run out, the server plays by itself: for a move it picks one of the legal ids
 of the request's JSON schema (with its own seeded random stream), for a speech it
 says ``speech`` (silence by default). ``requests`` keeps every request's JSON.
+
+It misbehaves on demand, as real providers do: ``faults`` is a list of what the next
+requests meet, one each, before any reply is used up: ``"429"`` (rate limited, with
+``Retry-After: 0``), ``"429:0.05"`` (with ``Retry-After: 0.05``), ``"500"``, ``"503"`` or
+``"slow:2"`` (the reply comes 2 s late: past a short client timeout). ``think=True`` makes its
+own replies a reasoning model's: a ``<think>`` draft naming another legal id in JSON, then the
+answer; ``reasoning`` puts a ``reasoning_content`` field in every message.
 """
 
 from __future__ import annotations
@@ -29,8 +36,14 @@ class FakeLLM:
     """A scripted OpenAI-compatible server: ``base_url``, ``requests``, ``close()`` (or use ``with``)."""
 
     def __init__(self, replies: Iterable[Reply] = (), *, seed: int = 0, speech: str = "",
-                 structured: bool = True) -> None:
+                 structured: bool = True, faults: Iterable[str] = (), think: bool = False,
+                 reasoning: str | None = None) -> None:
         self.replies: list[Reply] = list(replies)
+        self.faults: list[str] = list(faults)
+        self.faulted: list[str] = []  # the faults served, in order
+        self.think = think
+        self.reasoning = reasoning
+        self._closing = threading.Event()
         self.requests: list[dict[str, Any]] = []
         self.rng = random.Random(seed)
         self.speech = speech
@@ -52,10 +65,26 @@ class FakeLLM:
             props = schema_of(request).get("properties") or {}
             if "option" in props:
                 ids = props["option"].get("enum") or []
-                return json.dumps({"option": self.rng.choice(ids)}) if ids else "{}"
+                if not ids:
+                    return "{}"
+                pick = self.rng.choice(ids)
+                answer = json.dumps({"option": pick})
+                if self.think:
+                    draft = next((i for i in ids if i != pick), pick)
+                    return (f'<think>At first: {{"option": "{draft}"}}. On second thought, no: {pick} is '
+                            f"better.</think>\n{answer}")
+                return answer
             if "speech" in props:
                 return json.dumps({"speech": self.speech})
             return self.speech  # no schema: plain text
+
+    def fault(self) -> str | None:
+        with self._lock:
+            if not self.faults:
+                return None
+            f = self.faults.pop(0)
+            self.faulted.append(f)
+            return f
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self
@@ -74,24 +103,42 @@ class FakeLLM:
                     self._send(400, {"error": {"message": "response_format is not supported",
                                                "type": "invalid_request_error"}})
                     return
+                fault = fake.fault()
+                if fault is not None:
+                    code, _, arg = fault.partition(":")
+                    if code == "slow":
+                        if fake._closing.wait(float(arg or 1)):
+                            return
+                    else:
+                        headers = {"Retry-After": arg or "0"} if code == "429" else {}
+                        self._send(int(code), {"error": {"message": f"fake fault {fault}", "type": "fault"}},
+                                   headers)
+                        return
                 content = fake.reply(request)
+                message: dict[str, Any] = {"role": "assistant", "content": content}
+                if fake.reasoning is not None:
+                    message["reasoning_content"] = fake.reasoning
                 prompt = sum(len(str(m.get("content", ""))) for m in request.get("messages", [])) // 4
                 completion = len(content) // 4
                 self._send(200, {
                     "id": f"fake-{len(fake.requests)}", "object": "chat.completion", "created": 0,
                     "model": request.get("model", "fake"),
-                    "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                                 "finish_reason": "stop"}],
+                    "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
                     "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
                               "total_tokens": prompt + completion}})
 
-            def _send(self, status: int, body: dict[str, Any]) -> None:
+            def _send(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
                 data = json.dumps(body).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
                 self.end_headers()
-                self.wfile.write(data)
+                try:
+                    self.wfile.write(data)
+                except OSError:
+                    pass  # the client gave up (its timeout) before the reply
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass  # quiet
@@ -99,6 +146,7 @@ class FakeLLM:
         return Handler
 
     def close(self) -> None:
+        self._closing.set()
         self._server.shutdown()
         self._server.server_close()
 

@@ -99,19 +99,50 @@ def _shared_client(base_url: str | None, api_key: str, timeout: float) -> Any:
 
 _DECODER = json.JSONDecoder()
 
+# A reasoning model's draft: its thinking comes first, between tags, and may hold JSON of its own
+# (a move it then changes its mind about). An unclosed tag is a draft cut short: all of it is thinking.
+_THINK = re.compile(r"<(think|thinking|reasoning|reflection)>(.*?)(?:</\1>|\Z)", re.S | re.I)
 
-def json_object(text: str) -> dict[str, Any] | None:
-    """The first JSON object in ``text`` (the whole text, a fenced block, or one amid prose)."""
-    text = text.strip()
+
+def split_reasoning(text: str) -> tuple[str, str]:
+    """(the answer, the reasoning): the text outside ``<think>``-like tags, and the text inside them."""
+    parts: list[str] = []
+
+    def keep(m: re.Match[str]) -> str:
+        parts.append(m.group(2).strip())
+        return " "
+
+    answer = _THINK.sub(keep, text)
+    return answer.strip(), "\n\n".join(p for p in parts if p)
+
+
+def json_objects(text: str) -> list[dict[str, Any]]:
+    """Every JSON object of ``text`` read from left to right (an object inside another is not counted twice)."""
+    out: list[dict[str, Any]] = []
     start = text.find("{")
     while start != -1:
         try:
-            obj, _ = _DECODER.raw_decode(text, start)
+            obj, end = _DECODER.raw_decode(text, start)
         except json.JSONDecodeError:
-            obj = None
+            obj, end = None, start + 1
         if isinstance(obj, dict):
-            return obj
-        start = text.find("{", start + 1)
+            out.append(obj)
+        else:
+            end = start + 1
+        start = text.find("{", end)
+    return out
+
+
+def json_object(text: str, key: str | None = None) -> dict[str, Any] | None:
+    """The answer's JSON object in ``text``: the last one holding ``key`` (any, when None), outside the
+    reasoning if there is one there: a model drafts, then answers; its last word is its answer."""
+    answer, _ = split_reasoning(text)
+    for part in (answer, text):  # a reply that is all thinking: its last object, rather than nothing
+        objs = json_objects(part)
+        if key is not None:
+            objs = [o for o in objs if key in o] or objs
+        if objs:
+            return objs[-1]
     return None
 
 
@@ -192,8 +223,8 @@ class LLMAgent(Agent):
                   "additionalProperties": False}
         messages = self.prompter.speak_messages(view)
         reply, meta = self.call(messages, "speech", schema)
-        obj = json_object(reply)
-        speech = obj.get("speech") if obj is not None else reply
+        obj = json_object(reply, "speech")
+        speech = obj.get("speech") if obj is not None else split_reasoning(reply)[0]
         text = speech.strip()[:Speak.MAX] if isinstance(speech, str) else ""
         self.record(view, "speak", 1, messages, reply, meta, speech=text, outcome="ok" if text else "silent")
         return text or None
@@ -202,7 +233,7 @@ class LLMAgent(Agent):
     def read_move(self, view: SeatView, reply: str) -> tuple[Move | None, str | None, str | None]:
         """(the move, its id, why it was not accepted) read from ``reply``."""
         options = view.options()
-        obj = json_object(reply)
+        obj = json_object(reply, "option")
         if obj is not None:
             oid = obj.get("option", obj.get("id"))
             if isinstance(oid, str):
@@ -220,7 +251,7 @@ class LLMAgent(Agent):
 
                     return move, option_id(move), None
                 return None, None, reason
-        named = _named_ids(reply, list(options))
+        named = _named_ids(split_reasoning(reply)[0], list(options))
         if len(named) == 1:
             return options[named[0]], named[0], None
         return None, None, self.t("llm.unreadable")
@@ -255,13 +286,22 @@ class LLMAgent(Agent):
         latency = time.perf_counter() - start
         self.calls += 1
         choice = response.choices[0] if response.choices else None
-        content = choice.message.content if choice is not None else None
+        content = (choice.message.content if choice is not None else None) or ""
+        # The reasoning, kept apart from the answer: a server's own field (DeepSeek's and vLLM's
+        # ``reasoning_content``, OpenRouter's ``reasoning``), and any <think> draft in the text.
+        message = choice.message if choice is not None else None
+        extra = getattr(message, "reasoning_content", None) or getattr(message, "reasoning", None)
+        drafted = split_reasoning(content)[1]
+        reasoning = "\n\n".join(r for r in (extra if isinstance(extra, str) else "", drafted) if r)
         usage = getattr(response, "usage", None)
         tokens = {"prompt": getattr(usage, "prompt_tokens", None),
                   "completion": getattr(usage, "completion_tokens", None),
                   "total": getattr(usage, "total_tokens", None)}
         self.tokens += tokens["total"] or 0
-        return content or "", {"tokens": tokens, "latency_s": round(latency, 4), "structured": self.structured}
+        meta: dict[str, Any] = {"tokens": tokens, "latency_s": round(latency, 4), "structured": self.structured}
+        if reasoning:
+            meta["reasoning"] = reasoning
+        return content, meta
 
     def record(self, view: SeatView, call: str, attempt: int, messages: list[dict[str, str]], reply: str,
                meta: dict[str, Any], **fields: Any) -> None:
