@@ -17,6 +17,7 @@ answer; ``reasoning`` puts a ``reasoning_content`` field in every message.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import threading
@@ -37,13 +38,16 @@ class FakeLLM:
 
     def __init__(self, replies: Iterable[Reply] = (), *, seed: int = 0, speech: str = "",
                  structured: bool = True, faults: Iterable[str] = (), think: bool = False,
-                 reasoning: str | None = None) -> None:
+                 reasoning: str | None = None, stateless: bool = False) -> None:
         self.replies: list[Reply] = list(replies)
         self.faults: list[str] = list(faults)
         self.faulted: list[str] = []  # the faults served, in order
         self.think = think
         self.reasoning = reasoning
         self._closing = threading.Event()
+        # stateless: its own picks are a function of the request alone (not of the order requests come
+        # in), so games are the same whichever process plays them when: for resumed and parallel runs
+        self.stateless = stateless
         self.requests: list[dict[str, Any]] = []
         self.rng = random.Random(seed)
         self.speech = speech
@@ -63,12 +67,20 @@ class FakeLLM:
                 r = self.replies.pop(0)
                 return r(request) if callable(r) else r
             props = schema_of(request).get("properties") or {}
+            rng = self.rng
+            if self.stateless:
+                digest = hashlib.sha256(json.dumps(request.get("messages"), sort_keys=True).encode()).digest()
+                rng = random.Random(digest)
             if "option" in props:
                 ids = props["option"].get("enum") or []
                 if not ids:
                     return "{}"
-                pick = self.rng.choice(ids)
-                answer = json.dumps({"option": pick})
+                pick = rng.choice(ids)
+                out: dict[str, Any] = {"option": pick}
+                if "beliefs" in props:  # a guess for every seat asked about
+                    seats = props["beliefs"].get("required") or []
+                    out["beliefs"] = {s: rng.choice(("werewolf", "villager", "seer", "unknown")) for s in seats}
+                answer = json.dumps(out)
                 if self.think:
                     draft = next((i for i in ids if i != pick), pick)
                     return (f'<think>At first: {{"option": "{draft}"}}. On second thought, no: {pick} is '
@@ -155,3 +167,28 @@ class FakeLLM:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m werewolf.agents.fakellm``: serve on loopback until interrupted, printing the base URL."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description="A fake OpenAI-compatible chat-completions server (loopback).")
+    ap.add_argument("--speech", default="", help="What it says when asked to speak.")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--fault", action="append", default=[], help="A fault for the next request (429, 429:0.5, "
+                    "500, slow:3); repeatable, in order.")
+    ap.add_argument("--think", action="store_true", help="Reply as a reasoning model (a <think> draft first).")
+    ap.add_argument("--stateless", action="store_true", help="Its picks a function of each request alone.")
+    args = ap.parse_args(argv)
+    server = FakeLLM(seed=args.seed, speech=args.speech, faults=args.fault, think=args.think,
+                     stateless=args.stateless)
+    print(server.base_url, flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        server.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -138,6 +138,14 @@ def _role_pattern() -> re.Pattern[str]:
     return re.compile("|".join(parts))
 
 
+def role_id(name: str) -> str | None:
+    """The role id a name stands for (a role id, a role's name in any language, an alias), or None."""
+    n = unicodedata.normalize("NFKC", name).strip().lower()
+    if n.replace(" ", "_") in ROLES:
+        return n.replace(" ", "_")
+    return dict(_role_names()).get(n)
+
+
 def _cn_number(m: re.Match[str]) -> str:
     s = m.group(1)
     if s.startswith("十"):
