@@ -109,3 +109,36 @@ def test_llm_seats_in_parallel_games_and_their_usage_per_seat_and_kind(tmp_path:
     want = round((k["prompt_tokens"] * 0.15 + k["completion_tokens"] * 0.6) / 1e6, 6)
     assert abs(k["cost"] - want) < 1e-5
     assert "LLM usage" in one.output and "seat 1" in one.output
+
+
+def test_several_providers_in_one_run_from_an_endpoints_file(tmp_path: Path) -> None:
+    with FakeLLM(stateless=True) as one, FakeLLM(stateless=True) as two:
+        toml = tmp_path / "endpoints.toml"
+        toml.write_text(f'[endpoints.one]\nbase_url = "{one.base_url}"\nkey_env = "ONE_KEY"\nprice_in = 1.0\n\n'
+                        f'[endpoints.two]\nbase_url = "{two.base_url}"\nkey_env = "TWO_KEY"\ntimeout = 9\n')
+        env = {"ONE_KEY": "sk-one", "TWO_KEY": "sk-two", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
+        out = tmp_path / "o.json"
+        result = CliRunner().invoke(main, ["simulate", "-q", "-r", "onenight", "-n", "5", "-g", "3", "--endpoints",
+                                           str(toml), "--agent", "1-2=llm:alpha@one", "--agent",
+                                           "3=llm:beta@two?temperature=0.5", "--out", str(out)], env=env)
+        assert result.exit_code == 0, result.output
+        assert one.requests and two.requests
+        assert {r["model"] for r in one.requests} == {"alpha"} and {r["model"] for r in two.requests} == {"beta"}
+        assert one.keys == {"sk-one"} and two.keys == {"sk-two"}  # each its key, from the environment
+        assert all(r["temperature"] == 0.5 for r in two.requests)
+    usage = json.loads(out.read_text())["llm_usage"]
+    assert set(usage["by_kind"]) == {"llm:alpha@one", "llm:beta@two?temperature=0.5"}
+    assert usage["by_kind"]["llm:alpha@one"]["cost"] > 0 and usage["by_kind"]["llm:beta@two?temperature=0.5"][
+        "cost"] is None  # priced / not priced
+    assert set(usage["by_seat"]) == {"1", "2", "3"}
+    assert "sk-one" not in out.read_text() and "sk-one" not in result.output  # no key in any report
+    # a key's variable not set, an unknown endpoint, a key in the file: refused before any game
+    bad = CliRunner().invoke(main, ["simulate", "-q", "-r", "onenight", "-n", "5", "-g", "1", "--endpoints",
+                                    str(toml), "--agent", "1=llm:a@one"], env={"ONE_KEY": None})
+    assert bad.exit_code == 2 and "ONE_KEY is not set" in bad.output
+    bad = CliRunner().invoke(main, ["simulate", "-q", "-r", "onenight", "-n", "5", "--endpoints", str(toml),
+                                    "--agent", "1=llm:a@three"], env=env)
+    assert bad.exit_code == 2 and "no endpoint named 'three'" in bad.output
+    (tmp_path / "keyed.toml").write_text('[endpoints.x]\nbase_url = "http://h/v1"\napi_key = "sk-x"\n')
+    bad = CliRunner().invoke(main, ["simulate", "-q", "--endpoints", str(tmp_path / "keyed.toml")])
+    assert bad.exit_code == 2 and "key_env" in bad.output

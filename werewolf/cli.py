@@ -435,6 +435,43 @@ def arena_command(kinds: tuple[str, ...], ruleset: str, deck: str | None, player
     sys.exit(status)
 
 
+@main.command("dataset")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--parquet", default=None, metavar="DIR", help="Export the records as Parquet tables into DIR "
+              "(games, seats, talk, decisions, beliefs, events; pip install 'werewolf[data]').")
+@click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON.")
+def dataset_command(files: tuple[str, ...], parquet: str | None, as_json: bool) -> None:
+    """Read game records (simulate/arena --logs, a --run-dir's games.jsonl): deception and belief
+    accuracy per agent kind, and an export to Parquet. The schema: docs/datasets.md."""
+    from werewolf.sim import dataset
+
+    def records() -> Any:
+        for f in files:
+            yield from dataset.iter_records(f)
+
+    try:
+        if parquet:
+            from werewolf.sim.parquet import export
+
+            counts = export(records(), parquet)
+        found = dataset.metrics(list(records()))
+    except WerewolfError as err:
+        _fail(str(err))
+    if as_json:
+        click.echo(json.dumps(found, indent=2, ensure_ascii=False))
+    else:
+        click.echo(f"{found['games']} games ({dataset.SCHEMA})")
+        for kind, m in found["kinds"].items():
+            def rate(x: float | None) -> str:
+                return "-" if x is None else f"{x:.1%}"
+
+            click.echo(f"  {kind}: claims {m['claims']} (false {rate(m['false_claim_rate'])}), check reports "
+                       f"{m['checks']} (false {rate(m['false_check_rate'])}), beliefs {m['beliefs']} "
+                       f"(correct {rate(m['belief_accuracy'])})")
+    if parquet:
+        click.echo(f"Parquet tables in {parquet}: " + ", ".join(f"{k} {v:,} rows" for k, v in counts.items()))
+
+
 @main.command("explain")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--lang", "-l", type=click.Choice(["en", "zh-Hant", "zh-Hans"]), default="en", show_default=True,

@@ -42,6 +42,7 @@ class FakeLLM:
         self.replies: list[Reply] = list(replies)
         self.faults: list[str] = list(faults)
         self.faulted: list[str] = []  # the faults served, in order
+        self.keys: set[str] = set()  # the API keys requests came with (their Authorization headers)
         self.think = think
         self.reasoning = reasoning
         self._closing = threading.Event()
@@ -109,6 +110,7 @@ class FakeLLM:
                 if self.path.rstrip("/") != "/v1/chat/completions":
                     self._send(404, {"error": {"message": f"no route {self.path}"}})
                     return
+                fake.keys.add(str(self.headers.get("Authorization", "")).removeprefix("Bearer "))
                 size = int(self.headers.get("Content-Length") or 0)
                 request = json.loads(self.rfile.read(size) or b"{}")
                 if not fake.structured and "response_format" in request:

@@ -175,3 +175,50 @@ def iter_records(path: str) -> Iterator[dict[str, Any]]:
                 continue
             if isinstance(rec, dict):
                 yield rec
+
+
+def metrics(records: Iterator[dict[str, Any]] | list[dict[str, Any]]) -> dict[str, Any]:
+    """Deception and belief accuracy per agent kind, from records with talk and decisions.
+
+    Per kind: ``claims`` (role claims made) and ``false_claims`` (claiming a role not dealt: a lie, or a
+    bluff), ``checks`` (check reports with a result) and ``false_checks`` (a result the target's card
+    contradicts: wolf for a good card, good for a wolf), ``beliefs`` (a stated role for another seat,
+    "unknown" left out) and ``correct_beliefs`` (the role it was dealt), with the rates."""
+    from werewolf.sim.config import team_key
+
+    per: dict[str, dict[str, int]] = {}
+    games = 0
+    for rec in records:
+        if rec.get("schema") != SCHEMA:
+            continue
+        games += 1
+        roles = {int(s): r for s, r in (rec.get("roles") or {}).items()}
+        agents = {int(s): k for s, k in (rec.get("agents") or {}).items()}
+
+        def row(seat: int, agents: dict[int, str] = agents) -> dict[str, int]:
+            return per.setdefault(agents.get(seat, "?"), {"claims": 0, "false_claims": 0, "checks": 0,
+                                                          "false_checks": 0, "beliefs": 0, "correct_beliefs": 0})
+
+        for t in rec.get("talk") or []:
+            r = row(t["seat"])
+            for a in t.get("acts") or []:
+                if a["kind"] == "claim" and a.get("role"):
+                    r["claims"] += 1
+                    r["false_claims"] += a["role"] != roles.get(t["seat"])
+                elif a["kind"] == "check" and a.get("result") in ("wolf", "good") and a.get("target") in roles:
+                    r["checks"] += 1
+                    wolf = team_key(roles[a["target"]]) == "wolves"
+                    r["false_checks"] += (a["result"] == "wolf") != wolf
+        for d in rec.get("decisions") or []:
+            r = row(d["seat"])
+            for about, role in (d.get("belief") or {}).items():
+                if int(about) == d["seat"] or role == "unknown" or int(about) not in roles:
+                    continue
+                r["beliefs"] += 1
+                r["correct_beliefs"] += role == roles[int(about)]
+    for r in per.values():
+        r_any: dict[str, Any] = r  # the rates beside the counts
+        r_any["false_claim_rate"] = r["false_claims"] / r["claims"] if r["claims"] else None
+        r_any["false_check_rate"] = r["false_checks"] / r["checks"] if r["checks"] else None
+        r_any["belief_accuracy"] = r["correct_beliefs"] / r["beliefs"] if r["beliefs"] else None
+    return {"games": games, "kinds": dict(sorted(per.items()))}
