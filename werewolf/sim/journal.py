@@ -205,15 +205,21 @@ def usage_totals(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def usage_table(totals: Mapping[str, Any]) -> Any:
-    """The usage as a rich table: a row per kind, then per seat (None when no seat made a call)."""
+    """The usage as a rich table, a row per kind, then per seat, and its legend of the kinds' names in
+    full above it (None when no seat made a call)."""
+    from rich import box
+    from rich.console import Group
     from rich.table import Table
+    from rich.text import Text
 
     if not totals.get("by_kind"):
         return None
-    t = Table(title="LLM usage (tokens and cost)")
-    t.add_column("kind / seat", overflow="fold", ratio=3)
-    for col in ("games", "calls", "tokens in", "tokens out", "retries", "fallbacks", "cost"):
-        t.add_column(col, justify="right", ratio=1)
+    label = {k: f"K{i + 1}" for i, k in enumerate(totals["by_kind"])}
+    legend = [Text(f"  {label[k]} = {k}") for k in totals["by_kind"]]  # names whole, whatever the width
+    t = Table(title="LLM usage (tokens and cost)", box=box.SIMPLE_HEAVY, pad_edge=False)
+    t.add_column("kind / seat", no_wrap=True)
+    for col in ("games", "calls", "tok in", "tok out", "retry", "fallback", "cost"):
+        t.add_column(col, justify="right", no_wrap=True, min_width=9 if col == "cost" else None)
 
     def row(name: str, u: Mapping[str, Any]) -> None:
         cost = u.get("cost")
@@ -222,9 +228,8 @@ def usage_table(totals: Mapping[str, Any]) -> Any:
                   "-" if cost is None else f"${cost:,.4f}")
 
     for kind, u in totals["by_kind"].items():
-        row(kind, u)
-    several = len(totals["by_kind"]) > 1
+        row(label[kind], u)
     for seat, u in totals["by_seat"].items():
-        row(f"seat {seat}" + (f" ({', '.join(u['kinds'])})" if several else ""), u)
+        row(f"seat {seat} · {', '.join(label.get(k, k) for k in u['kinds'])}", u)
     row("all", {**totals["total"], "seat_games": sum(u["seat_games"] for u in totals["by_kind"].values())})
-    return t
+    return Group(Text("LLM seats' kinds:"), *legend, t)
