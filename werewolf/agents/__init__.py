@@ -152,6 +152,10 @@ class Host:
         # as a ``said`` event, before the statements parsed from it (marked ``parsed``): a model reads the
         # words, a bot the statements. Off: the statements alone (structured-only).
         self.free_speech = free_speech
+        # Anything with ``asked(host, decision)``, ``answered(host, decision)`` and ``said(host, seat, said,
+        # acts, at)``: told of every decision and speaking turn (``werewolf.sim.dataset``'s records). A hook,
+        # not a subclass: this class is compiled with the engine.
+        self.recorder: Any = None
         self.agents: dict[int, Agent] = dict(agents or {})
         self.default = default
         self.talk = talk if talk is not None else Channel()  # every statement, in order (a transcript)
@@ -231,6 +235,7 @@ class Host:
         """Put what ``seat`` said into the public log as statements (text is parsed); returns them."""
         if not said:
             return []
+        at = self.cursor
         phase = self.game.phase
         verbatim = False
         if isinstance(said, str):
@@ -251,6 +256,8 @@ class Host:
             if verbatim:
                 e.data["parsed"] = True
             self._public(e)
+        if self.recorder is not None:
+            self.recorder.said(self, seat, said, acts, at)
         return acts
 
     # -- views -------------------------------------------------------------------------------
@@ -300,6 +307,16 @@ class Host:
 
     def answer(self, decision: Decision) -> None:
         """Let the seat's agent answer ``decision`` (checked by the engine; None: the default)."""
+        recorder = self.recorder
+        if recorder is None:
+            self._answer(decision)
+            return
+        self.sync()
+        recorder.asked(self, decision)
+        self._answer(decision)
+        recorder.answered(self, decision)
+
+    def _answer(self, decision: Decision) -> None:
         agent = self.agent(decision.seat)
         if plain_random(agent):
             assert isinstance(agent, RandomAgent)

@@ -46,31 +46,32 @@ def _act(a: Act) -> dict[str, Any]:
     return out
 
 
-class RecordingHost(Host):
-    """A ``Host`` that keeps every decision (when it was asked, its answer, the agent's belief) and
-    every speaking turn (the words, the statements) of its game."""
+class Recorder:
+    """Keeps every decision of a ``Host``'s game (when it was asked, its answer, the agent's new belief)
+    and every speaking turn (the words, the statements): ``Host.recorder``."""
 
-    def __init__(self, game: Game, agents: Mapping[int, Agent], free_speech: bool = True) -> None:
-        super().__init__(game, agents, free_speech=free_speech)
+    def __init__(self) -> None:
         self.decisions: list[dict[str, Any]] = []
         self.speeches: list[dict[str, Any]] = []
+        self._open: tuple[int, int, int, str] = (0, 0, 0, "")
         self._beliefs: dict[int, dict[int, str]] = {}
 
-    def answer(self, decision: Decision) -> None:
-        self.sync()
-        game = self.game
-        at, talk, answered, phase = len(game.events), len(self.speeches), len(game.answers), game.phase
-        super().answer(decision)
+    def asked(self, host: Host, decision: Decision) -> None:
+        game = host.game
+        self._open = (len(game.events), len(self.speeches), len(game.answers), game.phase)
+
+    def answered(self, host: Host, decision: Decision) -> None:
+        game = host.game
+        at, talk, answered, phase = self._open
         value = game.answers[answered][2] if len(game.answers) > answered else None
         row: dict[str, Any] = {"seat": decision.seat, "phase": phase, "act": decision.act, "events": at,
                                "talk": talk, "answer": _jsonable(value)}
-        belief = self._belief(decision.seat)
+        belief = self._belief(host.agent(decision.seat), decision.seat)
         if belief is not None:
             row["belief"] = {str(k): v for k, v in sorted(belief.items())}
         self.decisions.append(row)
 
-    def _belief(self, seat: int) -> dict[int, str] | None:
-        agent = self.agent(seat)
+    def _belief(self, agent: Agent | None, seat: int) -> dict[int, str] | None:
         held = getattr(agent, "belief", None)
         if not isinstance(held, dict):
             return None
@@ -80,13 +81,16 @@ class RecordingHost(Host):
         self._beliefs[seat] = dict(belief)
         return belief
 
-    def post(self, seat: int, said: Said) -> list[Act]:
-        at = self.cursor
-        acts = super().post(seat, said)
-        if said:
-            self.speeches.append({"seat": seat, "phase": self.game.phase, "events": at,
+    def said(self, host: Host, seat: int, said: Said, acts: list[Act], at: int) -> None:
+        self.speeches.append({"seat": seat, "phase": host.game.phase, "events": at,
                               "text": said if isinstance(said, str) else None, "acts": [_act(a) for a in acts]})
-        return acts
+
+
+def RecordingHost(game: Game, agents: Mapping[int, Agent], free_speech: bool = True) -> Host:  # noqa: N802
+    """A ``Host`` whose ``recorder`` keeps its game's decisions and talk."""
+    host = Host(game, agents, free_speech=free_speech)
+    host.recorder = Recorder()
+    return host
 
 
 def summary(game: Game) -> dict[str, Any]:
@@ -119,7 +123,7 @@ def usage_of(agents: Mapping[int, Agent]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def record(i: int, game: Game, kinds: Mapping[int, str], host: RecordingHost | None, agents: Mapping[int, Agent],
+def record(i: int, game: Game, kinds: Mapping[int, str], host: Host | None, agents: Mapping[int, Agent],
            error: str | None = None, full: bool = True) -> dict[str, Any]:
     """Game ``i``'s record (``full``: with its log, talk and decisions; else the summary alone)."""
     roles = {e.data["seat"]: e.data["role"] for e in game.events if e.type == "role" and e.phase == "setup"}
@@ -136,8 +140,9 @@ def record(i: int, game: Game, kinds: Mapping[int, str], host: RecordingHost | N
         rec["days"] = rec["summary"]["days"]
     if full:
         rec["events"] = [e.as_json() for e in game.events]
-        rec["talk"] = host.speeches if host is not None else []
-        rec["decisions"] = host.decisions if host is not None else []
+        recorder = host.recorder if host is not None else None
+        rec["talk"] = recorder.speeches if recorder is not None else []
+        rec["decisions"] = recorder.decisions if recorder is not None else []
     return rec
 
 
