@@ -142,3 +142,18 @@ def test_several_providers_in_one_run_from_an_endpoints_file(tmp_path: Path) -> 
     (tmp_path / "keyed.toml").write_text('[endpoints.x]\nbase_url = "http://h/v1"\napi_key = "sk-x"\n')
     bad = CliRunner().invoke(main, ["simulate", "-q", "--endpoints", str(tmp_path / "keyed.toml")])
     assert bad.exit_code == 2 and "key_env" in bad.output
+
+
+def test_a_failed_game_is_played_again_by_the_next_run(tmp_path: Path) -> None:
+    args = ["simulate", "-q", "-r", "onenight", "-n", "5", "-g", "3", "--agent", "1=llm:m", "--run-dir",
+            str(tmp_path / "run"), "--out"]
+    # no server at all: every game fails (never reached: a configuration error, not a fallback)
+    failed = CliRunner().invoke(main, [*args, str(tmp_path / "a.json")], env={"OPENAI_BASE_URL":
+                                                                              "http://127.0.0.1:9/v1"})
+    assert failed.exit_code == 1 and "3 game(s) failed" in failed.output
+    with FakeLLM(stateless=True) as server:
+        again = CliRunner().invoke(main, [*args, str(tmp_path / "b.json")], env={"OPENAI_BASE_URL": server.base_url})
+        assert again.exit_code == 0, again.output
+        assert server.requests
+    stats = json.loads((tmp_path / "b.json").read_text())["stats"]
+    assert stats["games"] == 3 and stats["errors"] == 0

@@ -447,7 +447,7 @@ def dataset_command(files: tuple[str, ...], parquet: str | None, as_json: bool) 
 
     def records() -> Any:
         for f in files:
-            yield from dataset.iter_records(f)
+            yield from dataset.latest_records(f)
 
     try:
         if parquet:

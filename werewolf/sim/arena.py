@@ -232,7 +232,7 @@ def run(config: SimConfig, kinds: tuple[str, ...], games: int, session: Any,
     full = logs is not None or run_dir is not None
     records: dict[int, dict[str, Any]] = {}
     if run_dir is not None:
-        records = {g: r for g, r in run_dir.done.items() if 0 <= g < total}
+        records = {g: r for g, r in run_dir.done.items() if 0 <= g < total and not r.get("error")}
     if logs is not None:
         for g in sorted(records):
             logs(records[g])

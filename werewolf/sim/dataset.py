@@ -165,6 +165,16 @@ def view_at(rec: Mapping[str, Any], k: int) -> list[dict[str, Any]]:
     return out
 
 
+def latest_records(path: str) -> list[dict[str, Any]]:
+    """A file's records, one per game (a run directory's journal may hold a failed game, then its replay:
+    the latest counts), in game order."""
+    by_game: dict[Any, dict[str, Any]] = {}
+    for rec in iter_records(path):
+        by_game[rec.get("game")] = rec
+    return [by_game[g] for g in sorted(by_game, key=lambda g: (not isinstance(g, int), g if isinstance(g, int)
+                                                                else 0))]
+
+
 def iter_records(path: str) -> Iterator[dict[str, Any]]:
     """The records of a JSON Lines file (a line cut short by a killed run is skipped)."""
     import json

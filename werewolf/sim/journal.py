@@ -5,7 +5,8 @@ it stopped when the same command is run again.
 A run directory holds ``run.json`` (what the run is: the command and every setting that changes its
 games; another run is refused in it) and ``games.jsonl`` (one record per finished game, in the order
 they finished, schema ``werewolf.game/1``: ``werewolf.sim.dataset``). A game is either in the journal
-or played again: a line cut short by a kill is dropped. Game ``i`` is a function of the run's seed
+or played again: a line cut short by a kill is dropped, and a game that failed is played again (its
+latest record is the one that counts). Game ``i`` is a function of the run's seed
 and ``i`` whoever plays it when, so for deterministic agents the resumed run's totals are exactly
 the uninterrupted run's.
 """
@@ -140,7 +141,8 @@ def run_simulation(config: SimConfig, session: Any, *, run_dir: RunDir | None, l
 
     full = logs is not None or run_dir is not None  # a run directory's journal is a dataset: whole records
     done = dict(run_dir.done) if run_dir is not None else {}
-    done = {i: r for i, r in done.items() if 0 <= i < config.games}
+    # a game that failed (a server down, an agent's bug) is played again: only finished games are kept
+    done = {i: r for i, r in done.items() if 0 <= i < config.games and not r.get("error")}
     stats = Stats()
     records: dict[int, dict[str, Any]] = {}  # every game's record without its log
     pending: dict[int, dict[str, Any]] = {}  # whole records not yet handed to ``logs``
