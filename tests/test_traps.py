@@ -57,27 +57,19 @@ def test_a_subclass_of_random_agent_is_asked_through_its_own_methods() -> None:
     assert plain_random(RandomAgent(1)) and plain_random(Reseeded()) and not plain_random(Loud())
 
 
-def test_arena_kind_names_are_never_cut_to_one_prefix(tmp_path: Path) -> None:
+def test_arena_kind_names_are_never_cut_to_one_prefix(monkeypatch: pytest.MonkeyPatch) -> None:
+    import werewolf.sim.command as cmd
+
+    real = cmd.Console
+    monkeypatch.setattr(cmd, "Console", lambda file=None, **kw: real(file=file, width=40, **kw))  # a narrow terminal
     long = ("werewolf.agents:RandomAgent", "tests.test_traps:Loud")
     out = io.StringIO()
-    config = SimConfig(ruleset="onenight", players=5, games=4)
-    status = _narrow(config, long, out)
-    assert status == 0
+    assert command.arena(SimConfig(ruleset="onenight", players=5, games=4), long, outs=(), quiet=True,
+                         stdout=out) == 0
     text = out.getvalue()
     for kind in long:
         assert kind in text  # whole, on one line of the legend, at 40 columns
     assert "A = werewolf.agents:RandomAgent" in text and "B = tests.test_traps:Loud" in text
-
-
-def _narrow(config: SimConfig, kinds: tuple[str, ...], out: io.StringIO) -> int:
-    import werewolf.sim.command as cmd
-
-    real = cmd.Console
-    cmd.Console = lambda file=None, **kw: real(file=file, width=40, **kw)  # type: ignore[misc,assignment]
-    try:
-        return command.arena(config, kinds, outs=(), quiet=True, stdout=out)
-    finally:
-        cmd.Console = real  # type: ignore[misc]
 
 
 def test_arena_refuses_before_its_first_game_without_its_package(tmp_path: Path,
