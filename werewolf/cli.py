@@ -14,6 +14,12 @@ AGENT_HELP = ("Who plays some seats: SEATS=KIND, repeatable. SEATS: seat numbers
               "others: the side of the dealt card) or all, comma-separated; KIND: random, heuristic, llm:MODEL "
               "(OPENAI_BASE_URL, OPENAI_API_KEY) or module.path:Class (your Agent subclass). Seats no rule names "
               "play as the bots say.")
+ENDPOINTS_HELP = ("A TOML file of named LLM servers ([endpoints.NAME] base_url, key_env, settings), for kinds "
+                  "llm:MODEL@NAME; keys come from the environment (docs/llm.md).")
+STRUCTURED_HELP = ("Pass the table only the statements read from what a seat says, never its words (default: "
+                   "LLM seats read the words verbatim, bots the statements).")
+RUN_DIR_HELP = ("Keep every finished game's record in DIR/games.jsonl as it finishes; run the same command again "
+                "to continue a run that was stopped (docs/datasets.md).")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -92,9 +98,11 @@ def decks(ruleset: str | None) -> None:
 @click.option("--agent", "agents", multiple=True, metavar="SEATS=KIND", help=AGENT_HELP)
 @click.option("--transcripts", default=None, metavar="DIR",
               help="Keep the LLM seats' calls (prompt, reply, tokens, latency) in DIR/play-<seed>.jsonl.")
+@click.option("--endpoints", default=None, metavar="FILE.toml", help=ENDPOINTS_HELP)
+@click.option("--structured-only", is_flag=True, help=STRUCTURED_HELP)
 def play_command(ruleset: str, deck: str | None, players: int | None, seat: int | None, seed: int | None,
                  lang: str, bots: str, discussion: int | None, agents: tuple[str, ...],
-                 transcripts: str | None) -> None:
+                 transcripts: str | None, endpoints: str | None, structured_only: bool) -> None:
     """Take a seat in a game against bots."""
     from werewolf import play as pl
     from werewolf.i18n import t
@@ -102,7 +110,8 @@ def play_command(ruleset: str, deck: str | None, players: int | None, seat: int 
     options = {} if discussion is None else {"discussion_seconds": discussion or None}
     try:
         pl.run(pl.make_setup(ruleset, deck, players, seed, options), seat=seat, lang=lang, bots=bots,
-               input=sys.stdin, output=sys.stdout, agents=agents, transcripts=transcripts)
+               input=sys.stdin, output=sys.stdout, agents=agents, transcripts=transcripts, endpoints=endpoints,
+               structured_only=structured_only)
     except WerewolfError as err:
         _fail(str(err))
     except EOFError:
@@ -269,11 +278,14 @@ def _fail(message: str) -> None:
 @click.option("--agent", "agents", multiple=True, metavar="SEATS=KIND", help=AGENT_HELP)
 @click.option("--transcripts", default=None, metavar="DIR",
               help="Keep the LLM seats' calls (prompt, reply, tokens, latency): DIR/game-<i>.jsonl per game.")
+@click.option("--endpoints", default=None, metavar="FILE.toml", help=ENDPOINTS_HELP)
+@click.option("--structured-only", is_flag=True, help=STRUCTURED_HELP)
+@click.option("--run-dir", default=None, metavar="DIR", help=RUN_DIR_HELP)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def simulate(ruleset: str, deck: str | None, players: int | None, options: str | None, bots: str, games: int,
              seed: int, jobs: int, out: str | None, plot: str | None, logs: str | None, backend: str,
              address: str | None, html_report: str | None, agents: tuple[str, ...], transcripts: str | None,
-             quiet: bool) -> None:
+             endpoints: str | None, structured_only: bool, run_dir: str | None, quiet: bool) -> None:
     """Play many games between bots and report win rates, each role's wins and survival, the powers used,
     game lengths, deaths and rules fired.
 
@@ -284,8 +296,9 @@ def simulate(ruleset: str, deck: str | None, players: int | None, options: str |
 
     try:
         config = command.make_config(ruleset, deck, players, options, bots, games, seed, jobs, backend, address,
-                                     agents, transcripts)
-        status = command.run(config, out=out, plot=plot, logs=logs, quiet=quiet, html_report=html_report)
+                                     agents, transcripts, endpoints, structured_only)
+        status = command.run(config, out=out, plot=plot, logs=logs, quiet=quiet, html_report=html_report,
+                             run_dir=run_dir)
     except WerewolfError as err:
         _fail(str(err))
     sys.exit(status)
@@ -417,11 +430,17 @@ def balance_command(ruleset: str, deck: str | None, swaps: tuple[str, ...], deck
 @click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True)
 @click.option("--address", default=None, help="An existing Ray cluster's address (with --backend ray).")
 @click.option("--transcripts", default=None, metavar="DIR", help="Keep the LLM seats' calls: DIR/game-<i>.jsonl.")
-@click.option("--out", "outs", multiple=True, metavar="FILE.json", help="Write the results as JSON; may be repeated.")
+@click.option("--out", "outs", multiple=True, metavar="FILE.json",
+              help="Write the results as JSON (with every game's record and the pairwise comparison); repeatable.")
+@click.option("--logs", default=None, metavar="FILE.jsonl", help="Keep every game's whole record (docs/datasets.md).")
+@click.option("--endpoints", default=None, metavar="FILE.toml", help=ENDPOINTS_HELP)
+@click.option("--structured-only", is_flag=True, help=STRUCTURED_HELP)
+@click.option("--run-dir", default=None, metavar="DIR", help=RUN_DIR_HELP)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def arena_command(kinds: tuple[str, ...], ruleset: str, deck: str | None, players: int | None, options: str | None,
                   games: int, seed: int, jobs: int, backend: str, address: str | None, transcripts: str | None,
-                  outs: tuple[str, ...], quiet: bool) -> None:
+                  outs: tuple[str, ...], logs: str | None, endpoints: str | None, structured_only: bool,
+                  run_dir: str | None, quiet: bool) -> None:
     """Play agent KINDS against each other: random, heuristic, llm:MODEL, module.path:Class.
 
     \b
@@ -439,8 +458,8 @@ def arena_command(kinds: tuple[str, ...], ruleset: str, deck: str | None, player
     status = 2
     try:
         base = command.make_config(ruleset, deck, players, options, "random", games, seed, jobs, backend, address,
-                                   (), transcripts)
-        status = command.arena(base, kinds, outs=outs, quiet=quiet)
+                                   (), transcripts, endpoints, structured_only)
+        status = command.arena(base, kinds, outs=outs, quiet=quiet, run_dir=run_dir, logs=logs)
     except WerewolfError as err:
         _fail(str(err))
     sys.exit(status)
@@ -475,6 +494,43 @@ def rules_command(topic: str, part: str | None, show_path: bool) -> None:
         click.echo_via_pager(doc)
     else:
         click.echo(doc, nl=False)
+
+
+@main.command("dataset")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--parquet", default=None, metavar="DIR", help="Export the records as Parquet tables into DIR "
+              "(games, seats, talk, decisions, beliefs, events; pip install 'werewolf[data]').")
+@click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON.")
+def dataset_command(files: tuple[str, ...], parquet: str | None, as_json: bool) -> None:
+    """Read game records (simulate/arena --logs, a --run-dir's games.jsonl): deception and belief
+    accuracy per agent kind, and an export to Parquet. The schema: docs/datasets.md."""
+    from werewolf.sim import dataset
+
+    def records() -> Any:
+        for f in files:
+            yield from dataset.latest_records(f)
+
+    try:
+        if parquet:
+            from werewolf.sim.parquet import export
+
+            counts = export(records(), parquet)
+        found = dataset.metrics(list(records()))
+    except WerewolfError as err:
+        _fail(str(err))
+    if as_json:
+        click.echo(json.dumps(found, indent=2, ensure_ascii=False))
+    else:
+        click.echo(f"{found['games']} games ({dataset.SCHEMA})")
+        for kind, m in found["kinds"].items():
+            def rate(x: float | None) -> str:
+                return "-" if x is None else f"{x:.1%}"
+
+            click.echo(f"  {kind}: claims {m['claims']} (false {rate(m['false_claim_rate'])}), check reports "
+                       f"{m['checks']} (false {rate(m['false_check_rate'])}), beliefs {m['beliefs']} "
+                       f"(correct {rate(m['belief_accuracy'])})")
+    if parquet:
+        click.echo(f"Parquet tables in {parquet}: " + ", ".join(f"{k} {v:,} rows" for k, v in counts.items()))
 
 
 @main.command("explain")

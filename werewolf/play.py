@@ -110,11 +110,13 @@ def pick_seat(game: Game, seat: int | None, lang: str = "en") -> int:
 def run(setup: Setup, *, seat: int | None = None, lang: str = "en", bots: str = DEFAULT_BOTS,
         input: TextIO | None = None, output: TextIO | None = None, console: Console | None = None,
         clock: Callable[[], float] = time.monotonic, agents: Sequence[str] = (),
-        transcripts: str | None = None) -> Game:
+        transcripts: str | None = None, endpoints: str | None = None, structured_only: bool = False) -> Game:
     """Play ``setup`` to its end with a person in ``seat``; returns the finished game.
 
     ``agents``: ``SEATS=KIND`` rules for some of the other seats (``werewolf.agents.kinds``; the
-    rest play ``bots``); ``transcripts``: a folder for the LLM seats' calls (``play-<seed>.jsonl``).
+    rest play ``bots``); ``transcripts``: a folder for the LLM seats' calls (``play-<seed>.jsonl``);
+    ``endpoints``: a TOML file of named LLM servers (``werewolf.agents.llmkind``); ``structured_only``:
+    the LLM seats read what the table says as statements only, not the words typed or said.
     ``clock`` (seconds) times the one-night discussion. Raises ``SetupError`` for
     a bad setup or seat, ``EOFError`` when the input runs out before the game ends.
     """
@@ -136,7 +138,7 @@ def run(setup: Setup, *, seat: int | None = None, lang: str = "en", bots: str = 
     others = [s for s in range(1, seat_count(game) + 1) if s != me]
     # The host hands each seat its view, asks the bots' seats to speak at their turns, and keeps
     # every statement (the bots', and the person's typed ones in live speech) in the public log.
-    seated, transcript = seat_agents(game, me, others, bots, lang, agents, transcripts)
+    seated, transcript = seat_agents(game, me, others, bots, lang, agents, transcripts, endpoints, structured_only)
     host = Host(game, seated)
     talk_clock = TalkClock(clock)
     offered: set[tuple[str, str, str]] = set()
@@ -208,12 +210,17 @@ def once(offered: set[tuple[str, str, str]], game: Game, d: Decision) -> bool:
 
 
 def seat_agents(game: Game, me: int, others: list[int], bots: str, lang: str, rules: Sequence[str],
-                transcripts: str | None) -> tuple[dict[int, Agent], Any]:
+                transcripts: str | None, endpoints: str | None = None, structured_only: bool = False
+                ) -> tuple[dict[int, Agent], Any]:
     """The agents of the seats but the person's: ``--agent`` rules over ``bots`` (and their transcript)."""
     from werewolf.agents.kinds import build, is_llm, kinds_by_seat, parse_rules
+    from werewolf.agents.llmkind import load_endpoints
     from werewolf.sim.config import team_key
+    from werewolf.sim.extras import require_for_kinds
 
-    parsed = parse_rules(rules)
+    named = load_endpoints(endpoints)
+    parsed = parse_rules(rules, named)
+    require_for_kinds(k for _, k in parsed)
     if any(str(me) in items for items, _ in parsed):
         raise SetupError(f"--agent names seat {me}, your own seat")
     sides = {e.data["seat"]: team_key(e.data["role"]) for e in game.events
@@ -232,7 +239,7 @@ def seat_agents(game: Game, me: int, others: list[int], bots: str, lang: str, ru
             os.makedirs(transcripts, exist_ok=True)
             transcript = Transcript(os.path.join(transcripts, f"play-{game.setup.seed}.jsonl"), game=game.setup.seed)
         seated.update(build(rest, seed=game.setup.seed or 0, ruleset=game.setup.ruleset, lang=lang,
-                            transcript=transcript))
+                            transcript=transcript, endpoints=named, structured_only=structured_only))
     return seated, transcript
 
 

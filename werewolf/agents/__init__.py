@@ -86,6 +86,23 @@ class RandomAgent(Agent):
         return opts[self.rng.randrange(len(opts))] if opts else None
 
 
+_RANDOM_OWN: Final = ("act", "speak", "value", "value_of")
+
+
+def plain_random(agent: Agent | None) -> bool:
+    """Whether ``agent`` is a ``RandomAgent`` as it is, so that its fast path (a random value, no view,
+    no speech) plays as it would: a subclass that overrides ``act``, ``speak``, ``value`` or
+    ``value_of`` is asked through its own methods, as any agent is."""
+    if not isinstance(agent, RandomAgent):
+        return False
+    for cls in type(agent).__mro__:
+        if cls is RandomAgent:
+            return True
+        if any(name in cls.__dict__ for name in _RANDOM_OWN):
+            return False
+    return True
+
+
 def statement_event(act: Act, phase: str) -> Event:
     """A statement as an event of the public log: ``seat``, ``kind`` and whichever of ``target``,
     ``role`` and ``result`` it has."""
@@ -129,8 +146,16 @@ class Host:
     """
 
     def __init__(self, game: Game, agents: Mapping[int, Agent] | None = None, default: Agent | None = None,
-                 talk: Channel | None = None) -> None:
+                 talk: Channel | None = None, free_speech: bool = True) -> None:
         self.game = game
+        # Free speech (a game without live speech): a text an agent said goes into the public log verbatim,
+        # as a ``said`` event, before the statements parsed from it (marked ``parsed``): a model reads the
+        # words, a bot the statements. Off: the statements alone (structured-only).
+        self.free_speech = free_speech
+        # Anything with ``asked(host, decision)``, ``answered(host, decision)`` and ``said(host, seat, said,
+        # acts, at)``: told of every decision and speaking turn (``werewolf.sim.dataset``'s records). A hook,
+        # not a subclass: this class is compiled with the engine.
+        self.recorder: Any = None
         self.agents: dict[int, Agent] = dict(agents or {})
         self.default = default
         self.talk = talk if talk is not None else Channel()  # every statement, in order (a transcript)
@@ -141,7 +166,8 @@ class Host:
         self.public: list[Event] = []
         self.public_at: list[int] = []
         self.seats: dict[int, _Seat] = {}
-        self.after: list[int] = []  # each statement's place: how many of the game's events were out
+        self.after: list[int] = []  # each statement's (and said text's) place: how many of the game's events were out
+        self.texts: list[tuple[int, str, str]] = []  # (seat, phase, text) of every text said, free speech on
         self.ruleset = game.setup.ruleset
         self._public_log = Log(self.public, self.public_at, 0)
 
@@ -201,7 +227,7 @@ class Host:
 
     def _turn(self, seat: int, part: str) -> None:
         agent = self.agents.get(seat, self.default)
-        if agent is None or isinstance(agent, RandomAgent):
+        if agent is None or plain_random(agent):
             return
         self.post(seat, agent.speak(self.view(seat, part=part)))
 
@@ -209,17 +235,29 @@ class Host:
         """Put what ``seat`` said into the public log as statements (text is parsed); returns them."""
         if not said:
             return []
+        at = self.cursor
+        phase = self.game.phase
+        verbatim = False
         if isinstance(said, str):
             from werewolf.agents.parse import parse
 
             acts = parse(said, seat)
+            if self.free_speech and not self.live:
+                verbatim = True
+                self.texts.append((seat, phase, said))
+                self.after.append(self.cursor)
+                self._public(Event("said", phase, {"seat": seat, "text": said}))
         else:
             acts = [a if a.seat == seat else Act(seat, a.kind, a.target, a.role, a.result, a.phase) for a in said]
-        phase = self.game.phase
         for a in acts:
             self.talk.post(a)
             self.after.append(self.cursor)
-            self._public(statement_event(a, a.phase or phase))
+            e = statement_event(a, a.phase or phase)
+            if verbatim:
+                e.data["parsed"] = True
+            self._public(e)
+        if self.recorder is not None:
+            self.recorder.said(self, seat, said, acts, at)
         return acts
 
     # -- views -------------------------------------------------------------------------------
@@ -269,8 +307,19 @@ class Host:
 
     def answer(self, decision: Decision) -> None:
         """Let the seat's agent answer ``decision`` (checked by the engine; None: the default)."""
+        recorder = self.recorder
+        if recorder is None:
+            self._answer(decision)
+            return
+        self.sync()
+        recorder.asked(self, decision)
+        self._answer(decision)
+        recorder.answered(self, decision)
+
+    def _answer(self, decision: Decision) -> None:
         agent = self.agent(decision.seat)
-        if isinstance(agent, RandomAgent):
+        if plain_random(agent):
+            assert isinstance(agent, RandomAgent)
             self.game.answer_value(decision, agent.value(decision))
             return
         move = self.ask(decision)
@@ -329,7 +378,8 @@ def seat_view(game: Game, seat: int, decision: Decision | None = None) -> SeatVi
 
 def play(game: Game, agents: Mapping[int, Agent], default: Agent | None = None) -> Game:
     """Run ``game`` to its end, asking each seat's agent (``default`` for the rest)."""
-    if default is not None and isinstance(default, RandomAgent) and not agents:
+    if default is not None and plain_random(default) and not agents:
+        assert isinstance(default, RandomAgent)
         # Every seat draws at random: answer each request in one go.
         game.play_out(default.rng)
         return game

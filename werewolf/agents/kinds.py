@@ -6,13 +6,15 @@ its agents are built there, game by game:
 - ``random``: picks uniformly among the legal moves;
 - ``heuristic``: the heuristic bots (``werewolf.agents.heuristic``); every seat of
   this kind in a game is played by one agent, each seat from its own view;
-- ``llm:MODEL``: an ``LLMAgent`` per seat, on ``OPENAI_BASE_URL`` with ``OPENAI_API_KEY``;
+- ``llm:MODEL``: an ``LLMAgent`` per seat, on ``OPENAI_BASE_URL`` with ``OPENAI_API_KEY``, or
+  ``llm:MODEL@URL``, ``llm:MODEL@NAME`` (an ``--endpoints`` file's) and settings after ``?``
+  (``werewolf.agents.llmkind``);
 - ``module.path:Class``: a user's ``Agent`` subclass, importable; one instance per
   seat, made with no arguments, or with whichever of ``seed``, ``seat``, ``ruleset``
   and ``lang`` its constructor takes (a ``seed`` makes simulations reproducible).
 
-A seating rule is ``SEATS=KIND``: SEATS is seat numbers and/or sides separated by
-commas (``1``, ``1,3``, ``wolves``, ``village``, ``others``: the side of the card a
+A seating rule is ``SEATS=KIND``: SEATS is seat numbers, ranges and/or sides separated by
+commas (``1``, ``1,3``, ``1-3``, ``wolves``, ``village``, ``others``: the side of the card a
 seat was dealt, as ``--bots`` has them, or ``all``). A seat number wins over a side,
 a side over ``all``, and any rule over ``--bots``; two rules naming the same seat or
 side are refused.
@@ -36,8 +38,9 @@ GIVEN = ("seed", "seat", "ruleset", "lang")  # what a user's class is given, if 
 Rule = tuple[tuple[str, ...], str]  # (seat numbers and sides, kind)
 
 
-def check_kind(kind: str) -> str:
-    """``kind`` stripped, if it names a kind (a user's class is imported to check it); else ``SetupError``."""
+def check_kind(kind: str, endpoints: Any = ()) -> str:
+    """``kind`` stripped, if it names a kind (a user's class is imported to check it, an llm: kind's
+    endpoint and settings read); else ``SetupError``."""
     kind = kind.strip()
     if kind in PLAIN:
         return kind
@@ -45,6 +48,9 @@ def check_kind(kind: str) -> str:
     if not colon or not prefix or not rest.strip():
         raise SetupError(f"unknown agent kind {kind!r}: use random, heuristic, llm:MODEL or module.path:Class")
     if prefix == "llm":
+        from werewolf.agents.llmkind import parse_llm
+
+        parse_llm(f"llm:{rest.strip()}", endpoints)
         return f"llm:{rest.strip()}"
     user_class(kind)
     return kind
@@ -73,8 +79,8 @@ def user_class(kind: str) -> type[Agent]:
     return cls
 
 
-def parse_rule(spec: str) -> Rule:
-    """``SEATS=KIND`` as (seats and sides, kind), checked."""
+def parse_rule(spec: str, endpoints: Any = ()) -> Rule:
+    """``SEATS=KIND`` as (seats and sides, kind), checked; ``A-B`` stands for seats A to B."""
     seats, eq, kind = spec.partition("=")
     if not eq:
         raise SetupError(f"bad --agent {spec!r}: use SEATS=KIND, e.g. 3=llm:gpt-4o-mini, 1,4=heuristic or "
@@ -82,18 +88,21 @@ def parse_rule(spec: str) -> Rule:
     items: list[str] = []
     for item in seats.split(","):
         item = item.strip()
+        lo, dash, hi = item.partition("-")
         if item.isdigit() and int(item) >= 1:
             items.append(str(int(item)))
+        elif dash and lo.strip().isdigit() and hi.strip().isdigit() and 1 <= int(lo) <= int(hi):
+            items.extend(str(n) for n in range(int(lo), int(hi) + 1))
         elif item in SIDES or item == "all":
             items.append(item)
         else:
-            raise SetupError(f"bad seat {item!r} in --agent {spec!r}: seat numbers from 1, or a side "
-                             f"({', '.join(SIDES)}) or all")
-    return tuple(items), check_kind(kind)
+            raise SetupError(f"bad seat {item!r} in --agent {spec!r}: seat numbers from 1, a range A-B, "
+                             f"or a side ({', '.join(SIDES)}) or all")
+    return tuple(items), check_kind(kind, endpoints)
 
 
-def parse_rules(specs: Sequence[str]) -> tuple[Rule, ...]:
-    rules = tuple(parse_rule(s) for s in specs)
+def parse_rules(specs: Sequence[str], endpoints: Any = ()) -> tuple[Rule, ...]:
+    rules = tuple(parse_rule(s, endpoints) for s in specs)
     named: set[str] = set()
     for items, _ in rules:
         for item in items:
@@ -121,9 +130,10 @@ def kinds_by_seat(rules: Sequence[Rule], sides: Mapping[int, str], default: Mapp
     return out
 
 
-def build(kinds: Mapping[int, str], *, seed: int, ruleset: str, lang: str = "en", transcript: Any = None
-          ) -> dict[int, Agent]:
-    """The agents of one game, seat by seat (``transcript``: where the LLM seats record their calls)."""
+def build(kinds: Mapping[int, str], *, seed: int, ruleset: str, lang: str = "en", transcript: Any = None,
+          endpoints: Any = (), structured_only: bool = False) -> dict[int, Agent]:
+    """The agents of one game, seat by seat (``transcript``: where the LLM seats record their calls;
+    ``endpoints``: the named servers ``llm:MODEL@NAME`` kinds refer to)."""
     from werewolf.sim.config import stream_seed  # the seeds' derivation is the simulations'
 
     agents: dict[int, Agent] = {}
@@ -142,9 +152,12 @@ def build(kinds: Mapping[int, str], *, seed: int, ruleset: str, lang: str = "en"
             agents.update(dict.fromkeys(seats, bot))
         elif kind.startswith("llm:"):
             from werewolf.agents.llm import LLMAgent
+            from werewolf.agents.llmkind import parse_llm
 
+            spec = parse_llm(kind, endpoints)
             for s in seats:
-                agents[s] = LLMAgent(kind[4:], lang=lang, transcript=transcript)
+                agents[s] = LLMAgent(spec.model, lang=lang, transcript=transcript, structured_only=structured_only,
+                                     **spec.agent_kwargs())
         else:
             cls = user_class(kind)
             params = inspect.signature(cls).parameters

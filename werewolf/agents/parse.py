@@ -36,7 +36,7 @@ ROLE_ALIASES: Final[dict[str, str]] = {
     "prophet": "seer", "wolf king": "wolf_king", "bodyguard": "guard", "protector": "guard",
     "villager": "villager", "村民": "villager", "預言": "seer", "预言": "seer",
     "白癡": "idiot", "白痴": "idiot", "守衛": "guard", "守卫": "guard", "獵人": "hunter", "猎人": "hunter",
-    "預家": "seer", "预家": "seer",
+    "預家": "seer", "预家": "seer", "平民": "villager",
 }
 
 # Camp phrases (wechat's checks), replaced before role names (「村民陣營」 holds the villager's name).
@@ -54,6 +54,11 @@ WOLF: Final = r"(?:@werewolf|werewolf|wolf|wolves|bad|evil|狼人|狼|查殺|查
 GOOD: Final = r"(?:good|innocent|clean|clear|~v~|好人|金水)"
 WORD: Final = rf"(?P<w>{WOLF}|{GOOD})"
 BE_EN: Final = r"(?:is|was|'s|must be|is definitely|is surely)"
+NOT_EN: Final = (r"(?:is not|isn't|is no|was not|wasn't|'s not|is definitely not|is surely not|is probably not|"
+                 r"must not be|can't be|cannot be|is hardly)")
+NOT_ZH: Final = r"(?:應該|应该|肯定|一定|絕對|绝对|並|并|也)?\s*(?:不是|不像|不會是|不会是)"
+THINK_NOT_ZH: Final = r"(?:我)?(?:不覺得|不觉得|不認為|不认为|不相信|不信|不覺|不觉)"
+EACH_ZH: Final = r"(?:一?[張张]|一?[個个])?"
 
 
 def _result(word: str) -> str:
@@ -68,13 +73,41 @@ def _result(word: str) -> str:
 # ``vote``, ``defend``, ``vouch``, ``accuse`` and ``bare`` ("5 is a wolf": a seer's check report after
 # a seer claim, else an accusation or a vouch). Order is precedence.
 RULES: Final[tuple[tuple[str, str], ...]] = (
+    # negations first, so that no later rule reads their words as if unnegated: a doubt about a wolf
+    # (``not_wolf``: a vouch, or a seer's good report), about a good seat (``not_good``: an accusation),
+    # distrust (an accusation), "don't vote X" (a vouch), "I won't vote X", "not sure" (nothing), "I'm not
+    # the seer" (``not_role``: nothing, or a defence for a wolf's card)
+    ("none", rf"\bnot (?:sure|certain) (?:if |whether |that )?{T}\s*{BE_EN}?\s*(?:a |an |the )?{WORD}"),
+    ("none", rf"(?:不確定|不确定|不知道)\s*{T}\s*(?:是不是|是否|是)?\s*{EACH_ZH}\s*{WORD}"),
+    ("not_wolf", rf"\bi (?:don't|do not|dont|didn't|did not) (?:think|believe|feel|suspect|reckon)(?: that)? {T}\s*"
+                 rf"{BE_EN}?\s*(?:a |an |the )?{WOLF}"),
+    ("not_good", rf"\bi (?:don't|do not|dont|didn't|did not) (?:think|believe|feel|reckon)(?: that)? {T}\s*"
+                 rf"{BE_EN}?\s*(?:a |an |the )?{GOOD}"),
+    ("not_wolf", rf"{T}\s*{NOT_EN}\s*(?:a |an |the )?{WOLF}"),
+    ("not_wolf", rf"{T}\b[^.,;]*?\bbut not (?:a |an |the )?{WOLF}"),
+    ("not_good", rf"{T}\s*{NOT_EN}\s*(?:a |an |the )?{GOOD}"),
+    ("not_wolf", rf"{THINK_NOT_ZH}\s*{T}\s*(?:是|會是|会是)?\s*{EACH_ZH}\s*{WOLF}"),
+    ("not_good", rf"{THINK_NOT_ZH}\s*{T}\s*(?:是|會是|会是)?\s*{EACH_ZH}\s*{GOOD}"),
+    ("not_wolf", rf"{T}\s*[^,.;]*?{NOT_ZH}\s*{EACH_ZH}\s*{WOLF}"),
+    ("not_good", rf"{T}\s*{NOT_ZH}\s*{EACH_ZH}\s*{GOOD}"),
+    ("distrust", rf"\bi (?:don't|do not|dont|can't|cannot|no longer) (?:trust|believe in|believe) {T}"),
+    ("distrust", rf"(?:我)?(?:不信任|不相信|不信)\s*{T}"),
+    ("none", rf"\bi(?:'m| am)? (?:not|won't|will not|wouldn't|would not|am not going to|'m not going to|do not|"
+             rf"don't) (?:be )?(?:voting|vote) (?:for |against |on )?{T}"),
+    ("keep", rf"(?<!我)(?:別|别|不要|不能)\s*(?:投|出|推)\s*{T}"),  # said to the table; "我不要投" is mine
+    ("none", rf"我?(?:不會|不会|不要|不想|不)\s*投\s*(?:給|给)?\s*{T}"),
+    ("keep", rf"\b(?:don't|do not|dont|never) vote (?:for |against )?{T}(?: out)?"),
+    ("not_role", rf"\bi(?:'m| am) not (?:the |a |an |really the )?{R}"),
+    ("not_role", rf"(?:我|本人)\s*(?:不是|並不是|并不是)\s*{R}"),
     # one-night: a card seen
-    ("card", rf"\bi (?:saw|looked at|viewed) {T}(?:'s)? card\s*:?\s*(?:is |was )?(?:the |a |an )?{R}"),
+    ("card", rf"\bi (?:saw|looked at|viewed) {T}(?:'s)? card\s*[:,]?\s*(?:it |that )?(?:is |was |'s )?"
+             rf"(?:the |a |an )?{R}"),
     ("card", rf"我?(?:看到|看了|看)了?\s*{T}\s*的牌\s*[:,]?\s*(?:是)?\s*{R}"),
     # check reports
-    ("check", rf"\bi (?:checked|check|verified|investigated|saw) {T}\s*[:,-]?\s*(?:and (?:they|he|she) )?"
+    ("check", rf"\bi (?:checked|check|verified|investigated|saw) {T}(?: last night| tonight| yesterday)?\s*"
+              rf"[:,-]?\s*(?:and )?(?:(?:they|he|she|it)\s*(?:'s|'re|is|was|are)?\s*)?"
               rf"(?:is |was |as |are )?(?:a |an |on the )?{WORD}"),
-    ("check", rf"(?:查驗|查验|驗|验|查)了?\s*{T}\s*[:,]?\s*(?:是|為|为|,)?\s*(?:一?[張张]|一?[個个])?\s*{WORD}"),
+    ("check", rf"(?:查驗|查验|驗|验|查)了?\s*{T}\s*[:,]?\s*(?:他|她|它)?\s*(?:是|為|为|,)?\s*{EACH_ZH}\s*{WORD}"),
     ("check", rf"{T}\s*(?:是|為|为)?\s*(?:我的)?\s*(?P<w>查殺|查杀|金水)"),
     ("check", rf"(?:給|给|發|发)?\s*(?P<w>查殺|查杀|金水)\s*(?:給|给|是)?\s*{T}"),
     # the witch's save: the wolves' victim is good
@@ -84,12 +117,14 @@ RULES: Final[tuple[tuple[str, str], ...]] = (
     # the sheriff's call and vote intentions
     ("call", rf"\bcall(?:s|ed|ing)? the vote on {T}"),
     ("call", rf"(?:票)?(?:歸|归)(?:給|给|票)?\s*{T}"),
-    ("vote", rf"\bi(?:'ll| will| am going to|'m going to)? vote (?:for |against )?{T}(?! out)"),
+    ("vote", rf"\bi(?:'ll| will| am going to|'m going to|'m| am)? (?:vote|voting) (?:for |against |on )?{T}(?! out)"),
+    ("vote", rf"\bmy vote (?:goes |is going |will go )?(?:to|is on|is for|on|for|is)\s*{T}"),
     ("vote", rf"我(?:會|会|要|就)?投\s*{T}"),
+    ("vote", rf"我的票\s*(?:給|给|投給|投给|是|投)\s*{T}"),
     # claims
-    ("claim", rf"\bi(?:'m| am)\s+(?:the |a |an |really the |the real )?{R}"),
+    ("claim", rf"\bi(?:'m| am)\s+(?:just |only |simply )?(?:the |a |an |really the |the real )?{R}"),
     ("claim", rf"\bi (?:claim|jump)\s+(?:the |a |an )?{R}"),
-    ("claim", rf"(?:我|本人)\s*(?:是|跳|就是|才是|是真|是真的)?\s*(?:真)?\s*{R}"),
+    ("claim", rf"(?:我|本人)\s*(?:只是|是|跳|就是|才是|是真|是真的)?\s*(?:真)?\s*{R}"),
     ("claim", rf"跳\s*{R}"),
     # defences
     ("defend", r"\bi(?:'m| am) (?:a )?(?:good|innocent|not a (?:were)?wolf|a good person|on the good side)"),
@@ -136,6 +171,14 @@ def _role_pattern() -> re.Pattern[str]:
         # English names are whole words; a Chinese name is matched anywhere.
         parts.append(rf"\b{esc}\b" if name.isascii() else esc)
     return re.compile("|".join(parts))
+
+
+def role_id(name: str) -> str | None:
+    """The role id a name stands for (a role id, a role's name in any language, an alias), or None."""
+    n = unicodedata.normalize("NFKC", name).strip().lower()
+    if n.replace(" ", "_") in ROLES:
+        return n.replace(" ", "_")
+    return dict(_role_names()).get(n)
 
 
 def _cn_number(m: re.Match[str]) -> str:
@@ -210,6 +253,21 @@ def parse(text: str, seat: int, *, claimed: str | None = None) -> list[Act]:
                 say(kind, target)
             elif kind == "defend":
                 say("defend")
+            elif kind == "not_wolf":  # "4 is not a wolf": as "4 is good" said
+                if seer and target != seat and target not in checked:
+                    say("check", target, result="good")
+                    checked.add(target)
+                elif not seer and target != seat:
+                    say("vouch", target)
+            elif kind in ("not_good", "distrust"):  # "4 is not good", "I don't trust 4": suspicion
+                if target != seat:
+                    say("accuse", target)
+            elif kind == "keep":  # "don't vote 4 out"
+                if target != seat:
+                    say("vouch", target)
+            elif kind == "not_role":  # "I'm not the seer": no claim; "I'm not a werewolf": a defence
+                if role in ROLES and ROLES[role].faction == "wolf":
+                    say("defend")
             elif kind == "bare" and word is not None:
                 result = _result(word)
                 if seer and target != seat and target not in checked:  # reported once, as said first

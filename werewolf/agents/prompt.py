@@ -24,8 +24,10 @@ from werewolf.roles import ROLES
 class Prompter:
     """Renders seat views as text in one language."""
 
-    def __init__(self, lang: str = "en") -> None:
+    def __init__(self, lang: str = "en", structured_only: bool = False) -> None:
         self.lang = normalize_lang(lang)
+        # Structured-only: the table's talk as statements rendered in this language, never the words said.
+        self.structured_only = structured_only
         # The terminal's labels and questions, without its console (it prints nothing here).
         self.labels = TerminalAgent(self.lang, input=io.StringIO(), output=io.StringIO())
 
@@ -65,11 +67,25 @@ class Prompter:
         return self.t("llm.log") + "\n" + "\n".join(lines)
 
     def event(self, view: SeatView, e: Event) -> str | None:
+        data = e.as_json(with_audience=False)
+        if self.structured_only:
+            if e.type == "said":
+                return None
+            if e.type == "statement":
+                return render(statement_act(e), self.lang, speaker=True)
+            if e.type in ("speech", "last_words_text") and data.get("text"):
+                data = {k: v for k, v in data.items() if k != "text"}  # the turn, not its words
+                if e.type == "last_words_text" or data.get("seat") != view.seat:
+                    return None
+            return narrate(data, self.lang, view.seat)
+        if e.type == "said":  # free speech in a game without live speech: the words, verbatim
+            return narrate({"type": "speech", "phase": e.phase, "seat": data["seat"], "text": data["text"]},
+                           self.lang, view.seat)
         if e.type == "statement":
-            if view.live_speech:
-                return None  # live speech: the speech's own text is in the log
+            if view.live_speech or data.get("parsed"):
+                return None  # the words said are in the log (live speech, or a ``said`` event)
             return render(statement_act(e), self.lang, speaker=True)
-        return narrate(e.as_json(with_audience=False), self.lang, view.seat)
+        return narrate(data, self.lang, view.seat)
 
     def decision(self, view: SeatView) -> str:
         """The question and its legal moves, one a line: ``- vote:4: Seat 4``."""

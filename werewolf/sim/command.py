@@ -103,11 +103,14 @@ def check_paths(*paths: str | None) -> None:
 
 def make_config(ruleset: str, deck: str | None, players: int | None, options: str | None, bots: str, games: int,
                 seed: int, jobs: int, backend: str, address: str | None, agents: tuple[str, ...] = (),
-                transcripts: str | None = None) -> SimConfig:
+                transcripts: str | None = None, endpoints: str | None = None,
+                structured_only: bool = False) -> SimConfig:
     from werewolf.agents.kinds import parse_rules
+    from werewolf.agents.llmkind import load_endpoints
     from werewolf.play import parse_deck
 
     opts = parse_options(options)
+    named = load_endpoints(endpoints)
     if address and backend != "ray":
         raise SetupError("--address is for --backend ray")
     if transcripts:
@@ -118,7 +121,8 @@ def make_config(ruleset: str, deck: str | None, players: int | None, options: st
         transcripts = os.path.abspath(transcripts)  # the workers' current folder may differ
     config = SimConfig(ruleset=ruleset, deck=parse_deck(deck), players=players, options=opts,
                        bots=parse_bots(bots), games=games, seed=seed, jobs=jobs, backend=backend,
-                       address=address, agents=parse_rules(agents), transcripts=transcripts)
+                       address=address, agents=parse_rules(agents, named), transcripts=transcripts,
+                       endpoints=named, structured_only=structured_only)
     check(config)
     if config.agents:  # a seat the game does not have is refused now, not in every game
         from werewolf.core.game import Game
@@ -130,8 +134,11 @@ def make_config(ruleset: str, deck: str | None, players: int | None, options: st
 
 
 def run(config: SimConfig, *, out: str | None, plot: str | None, logs: str | None, quiet: bool,
-        stdout: TextIO | None = None, html_report: str | None = None) -> int:
-    """Run the simulation with a progress bar, print the table, write the files. Returns the exit status."""
+        stdout: TextIO | None = None, html_report: str | None = None, run_dir: str | None = None) -> int:
+    """Run the simulation with a progress bar, print the table, write the files. Returns the exit status.
+
+    With ``run_dir``, ``logs`` or LLM seats the games are recorded (``werewolf.sim.journal``): game
+    records in the logs, a resumable journal in the run directory, the LLM seats' usage reported."""
     check_paths(out, plot, logs, html_report)
     if out:
         report.check_out_path(out)
@@ -152,20 +159,41 @@ def run(config: SimConfig, *, out: str | None, plot: str | None, logs: str | Non
         for line in chunk:
             log_file.write(json.dumps(line, ensure_ascii=False) + "\n")
 
+    from werewolf.sim import extras, journal
+
+    extras.require_for_kinds(k for _, k in config.agents)
+    recorded = bool(run_dir or logs or journal.has_llm(config))
+    journal_dir = journal.RunDir(run_dir, journal.fingerprint(config, "simulate")) if run_dir else None
+    records: list[dict[str, Any]] = []
     try:
         with progress, Session(config.backend, config.jobs, config.address, announce(quiet)) as session:
             task = progress.add_task("games", total=config.games)
             clock.begin()
-            stats = simulate(config, progress=lambda n: progress.advance(task, n),
-                             logs=write_logs if log_file else None, session=session)
+            if recorded:
+                stats, records = journal.run_simulation(
+                    config, session, run_dir=journal_dir, progress=lambda n: progress.advance(task, n),
+                    logs=(lambda rec: write_logs([rec])) if log_file else None)
+            else:
+                stats = simulate(config, progress=lambda n: progress.advance(task, n),
+                                 logs=write_logs if log_file else None, session=session)
             elapsed = clock.end()
     finally:
         if log_file is not None:
             log_file.close()
+        if journal_dir is not None:
+            journal_dir.close()
     startup = session.startup
     report.print_report(console, config, stats, elapsed, startup)
+    usage = journal.usage_totals(records)
+    usage_table = journal.usage_table(usage)
+    if usage_table is not None:
+        console.print(usage_table)
+    if journal_dir is not None:
+        console.print(f"run directory: {run_dir} ({len(records)} games in its journal, games.jsonl)")
     if out:
         report.write_out(out, config, stats, elapsed, startup)
+        if usage_table is not None and out.lower().endswith(".json"):
+            add_usage_to_json(out, usage)
         console.print(f"statistics written to {out}")
     if plot:
         report.plot(plot, config, stats)
@@ -177,6 +205,15 @@ def run(config: SimConfig, *, out: str | None, plot: str | None, logs: str | Non
         console.print(f"[red]{stats.errors} game(s) failed: see the table above[/red]")
         return 1
     return 0
+
+
+def add_usage_to_json(path: str, usage: dict[str, Any]) -> None:
+    """The LLM seats' usage added to a JSON statistics file (``llm_usage``)."""
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    doc["llm_usage"] = usage
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
 
 
 def charts(*figures: Callable[[], Any]) -> tuple[list[bytes], list[str]]:
@@ -359,28 +396,57 @@ def balance(base: SimConfig, swaps: tuple[str, ...], decks: tuple[str, ...], *, 
 
 
 def arena(base: SimConfig, kinds: tuple[str, ...], *, outs: tuple[str, ...], quiet: bool,
-          stdout: TextIO | None = None) -> int:
+          stdout: TextIO | None = None, run_dir: str | None = None, logs: str | None = None) -> int:
     """`werewolf arena`: agent kinds against each other, seats and roles rotated fairly."""
     from werewolf.sim import arena as ar
+    from werewolf.sim import extras, journal
 
-    kinds = ar.check_kinds(kinds)
+    kinds = ar.check_kinds(kinds, base.endpoints)
+    # every optional package the run needs, before the first game: the rating's, the LLM seats'
+    extras.require("openskill", "arena", "werewolf arena's rating (OpenSkill)")
+    extras.require_for_kinds(kinds)
     check_outputs(outs, None, None)
+    check_paths(logs)
     console = Console(file=stdout or sys.stdout)
     clock = Clock()
     total = ar.blocks(base.games, len(kinds)) * len(kinds)
+    journal_dir = journal.RunDir(run_dir, journal.fingerprint(base, "arena", kinds=list(kinds))) if run_dir else None
+    try:
+        log_file = open(logs, "w", encoding="utf-8") if logs else None  # noqa: SIM115 (closed below)
+    except OSError as e:
+        raise SetupError(f"cannot write {logs}: {e.strerror}") from None
     progress = progress_bar("arena", clock, quiet)
-    with progress, Session(base.backend, base.jobs, base.address, announce(quiet)) as session:
-        task = progress.add_task("games", total=total)
-        clock.begin()
-        result = ar.run(base, kinds, base.games, session, progress=lambda n: progress.advance(task, n))
-        elapsed = clock.end()
+
+    def write_record(rec: dict[str, Any]) -> None:
+        assert log_file is not None
+        log_file.write(json.dumps(rec, ensure_ascii=False) + "\n")
+
+    try:
+        with progress, Session(base.backend, base.jobs, base.address, announce(quiet)) as session:
+            task = progress.add_task("games", total=total)
+            clock.begin()
+            result = ar.run(base, kinds, base.games, session, progress=lambda n: progress.advance(task, n),
+                            run_dir=journal_dir, logs=None if log_file is None else write_record)
+            elapsed = clock.end()
+    finally:
+        if journal_dir is not None:
+            journal_dir.close()
+        if log_file is not None:
+            log_file.close()
     console.print(f"{base.ruleset} · deck {report.deck_label(base)} · options {report.options_label(base.options)}"
-                  f" · arena of {len(kinds)} kinds: {', '.join(kinds)} · {total:,} games in {total // len(kinds):,}"
+                  f" · arena of {len(kinds)} kinds · {total:,} games in {total // len(kinds):,}"
                   f" blocks (one deal a block, every kind in every seat once) · seed {base.seed}",
                   style="bold", soft_wrap=True)
+    for k, label in ar.labels(kinds).items():  # in full, whatever the terminal's width
+        console.print(f"  {label} = {k}", soft_wrap=True)
     console.print("time: " + report.rate_note(base, elapsed, session.startup, total), soft_wrap=True)
     for table in ar.tables(result):
         console.print(table)
+    usage_table = journal.usage_table(journal.usage_totals(result.records))
+    if usage_table is not None:
+        console.print(usage_table)
+    if journal_dir is not None:
+        console.print(f"run directory: {run_dir} ({len(result.records)} games in its journal, games.jsonl)")
     doc = ar.document(result, replace(base, games=total))
     doc["timing"] = {"seconds": elapsed, "startup_seconds": session.startup, "engine": engine()}
     for path in outs:

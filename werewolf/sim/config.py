@@ -119,6 +119,9 @@ class SimConfig:
     # ``--agent SEATS=KIND`` rules (werewolf.agents.kinds), over ``bots``; kinds are built in the workers
     agents: tuple[tuple[tuple[str, ...], str], ...] = ()
     transcripts: str | None = None  # a folder: each game's LLM calls, game-<i>.jsonl (werewolf.agents.llm)
+    # the named servers of ``llm:MODEL@NAME`` kinds (werewolf.agents.llmkind; no keys: those stay in the environment)
+    endpoints: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
+    structured_only: bool = False  # True: a text said reaches the other seats as its parsed statements only
 
     def chunk_size(self) -> int:
         if self.chunk > 0:
