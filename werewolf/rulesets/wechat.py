@@ -294,9 +294,10 @@ class WechatModerator(Moderator):
             self.w.bbw_active = False
 
     def elder_penalty(self, elder: Player, batch: list[Player]) -> None:
-        """「…村民陣營的特殊身份將失去技能」: every village power (P: expansions too)."""
+        """「…村民陣營的特殊身份將失去技能」: every village power (P: expansions too). Announced to nobody, as in
+        facetoface (``ClassicResolution.elder_penalty``)."""
         t = self.t
-        t.say("elder_penalty", seat=elder.seat, rule="elder_penalty")
+        t.log("elder_penalty", seat=elder.seat, rule="elder_penalty")
         for q in t.players:
             if q.faction == "good" and q.role not in ("villager", "pure_villager", "elder"):
                 q.disabled = True
@@ -413,7 +414,10 @@ class WechatModerator(Moderator):
             (again,) = yield [Flag(judge.seat, "second_vote", why="call an immediate second vote")]
             if again:
                 self.w.judge_uses -= 1
-                t.say("second_vote", seat=judge.seat, rule="stuttering_judge_second_vote")
+                # 「口吃法官將給主持人一個手勢…主持人將立刻發起一輪新的投票」⟨002⟩: a secret sign (暗號). The table
+                # hears only that a new vote is called; who called it stays the judge's and the moderator's.
+                t.tell(judge.seat, "second_vote", seat=judge.seat, rule="stuttering_judge_second_vote")
+                t.say("second_vote_called", rule="stuttering_judge_second_vote")
                 yield from super().exile_vote()
 
     def exile(self, p: Player, deciders: list[int]) -> Gen:

@@ -107,9 +107,12 @@ class NightSteps:
                 holder = self.step_holder(step)
                 # Every step is called aloud, acted or not (the table must not learn who is dead).
                 t.say("step", step=step.code, role=step.role)
-                if holder is None and not self.step_always(step):
-                    dealt = t.by_role.get(step.role)
-                    t.log("ruling", rule="step_pretended", seat=dealt[0].seat if dealt else None, role=step.role)
+                if holder is None:
+                    self.tell_powerless(step)
+                    if not self.step_always(step):
+                        dealt = t.by_role.get(step.role)
+                        t.log("ruling", rule="step_pretended", seat=dealt[0].seat if dealt else None,
+                              role=step.role)
                 asks = step.run(self, holder) if step.run is not None else None
             if asks is not None:
                 yield from asks
@@ -142,6 +145,18 @@ class NightSteps:
     def step_always(self: Moderator, step: Step) -> bool:
         # The pack wakes whatever the deck (an infected or transformed wolf may join it).
         return step.role == "werewolf"
+
+    def tell_powerless(self: Moderator, step: Step) -> None:
+        """After the elder penalty the judge still calls every god and tells him, alone, that he has no power:
+        「法官的發言順序和套路是不變的…只不過要向神牌表明不能用技能了」⟨001⟩. Nobody else hears it."""
+        t = self.t
+        for q in t.by_role.get(step.role, ()):
+            if q.alive and q.disabled and q.faction == "good":  # only the elder penalty disables a good player
+                self.powerless_woken(q)
+                t.tell(q.seat, "powers_lost", seat=q.seat, role=q.role, rule="elder_penalty_told")
+
+    def powerless_woken(self: Moderator, q: Player) -> None:
+        """Hook: what a powerless god is still shown when called (the facetoface witch, her victim)."""
 
     def step_holder(self: Moderator, step: Step) -> Player | None:
         """The living player who acts at this step, or None: the step is pretended."""
@@ -419,7 +434,9 @@ def _shooter_signal(m: Moderator, role: str) -> None:
     for q in t.by_role.get(role, ()):
         # A holder dying tonight is still woken and told "no" or "yes".
         if q.alive or q.pending:
-            t.tell(q.seat, "can_shoot", seat=q.seat, value=q.alive or m.can_shoot(q), rule="shooter_signal")
+            # A living shooter can shoot unless the elder penalty took his power (001: 「獵人同理」).
+            t.tell(q.seat, "can_shoot", seat=q.seat, value=not q.disabled and (q.alive or m.can_shoot(q)),
+                   rule="shooter_signal")
 
 
 def setup_done(m: Moderator, _: Player | None) -> None:

@@ -141,9 +141,11 @@ class ClassicResolution:
         return "wolf" if target.wolf or self.is_wolf_card(target.role) else "good"
 
     def elder_penalty(self: Moderator, elder: Player, batch: list[Player]) -> None:
-        """The village killed the elder: every good power is lost (RULES.md §2.1 elder)."""
+        """The village killed the elder: every good power is lost (RULES.md §2.1 elder). The moderator's only: the
+        judge announces nothing (the elder's card stays hidden) and tells each god at his next call
+        (``tell_powerless``)."""
         t = self.t
-        t.say("elder_penalty", seat=elder.seat, rule="elder_penalty")
+        t.log("elder_penalty", seat=elder.seat, rule="elder_penalty")
         for q in t.players:
             if q.faction == "good" and q.role in ("seer", "witch", "hunter", "guard", "idiot"):
                 q.disabled = True
