@@ -16,6 +16,7 @@ from werewolf.core.decisions import Decision
 from werewolf.core.table import GameOver
 from werewolf.rulesets.daynight.base import Night
 from werewolf.rulesets.daynight.day import DayEnds, DaySteps
+from werewolf.rulesets.options import played_with
 
 Gen = Generator[list[Decision], list[Any], Any]
 
@@ -24,7 +25,9 @@ class Moderator(DaySteps):
     def play(self) -> Gen:
         """The game: the deal is told, then nights and days follow one another (``rounds``)."""
         t = self.t
-        t.say("game_start", ruleset=t.ruleset, players=t.n, custom_deck=t.custom_deck)
+        # The options the table plays with (those that differ from the ruleset's): a log says which rules held.
+        t.say("game_start", ruleset=t.ruleset, players=t.n, custom_deck=t.custom_deck,
+              options=dict(played_with(t.ruleset, t.opts)))
         for p in t.players:
             t.tell(p.seat, "role", seat=p.seat, role=p.role)
         self.announce_setup()
