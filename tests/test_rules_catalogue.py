@@ -34,6 +34,7 @@ HIDDEN = frozenset({
     "potion_wasted_on_dreamer", "elder_first_life", "old_rogue_wounded", "step_pretended",
     "shot_refused_by_cause", "shot_refused_powers_lost", "infection_guarded", "rusty_infects", "enchant_fails",
     "self_destruct_replaces_night_death", "wild_child_transforms", "step_skipped_absent_role",
+    "seer_sees_swapped", "seer_thumb_up_always", "faction_defeated",
 })
 
 

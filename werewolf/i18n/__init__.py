@@ -23,27 +23,12 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-LANGS: tuple[str, ...] = ("en", "zh-Hant", "zh-Hans")
-DEFAULT_LANG = "en"
-
-# Common spellings of the three languages, for callers that get a locale.
-ALIASES = {
-    "en-us": "en", "en-gb": "en", "english": "en",
-    "zh-tw": "zh-Hant", "zh-hk": "zh-Hant", "zh-mo": "zh-Hant", "zh-hant": "zh-Hant",
-    "zh-cn": "zh-Hans", "zh-sg": "zh-Hans", "zh-hans": "zh-Hans", "zh": "zh-Hans",
-}
+from werewolf.i18n import rules
+from werewolf.i18n.langs import ALIASES as ALIASES
+from werewolf.i18n.langs import DEFAULT_LANG, LANGS, normalize_lang
 
 __all__ = ["LANGS", "DEFAULT_LANG", "catalogue", "has", "t", "template", "role_name", "role_description", "team_name",
            "faction_name", "phase_name", "placeholders", "narrate", "normalize_lang"]
-
-
-def normalize_lang(lang: str | None) -> str:
-    """One of ``LANGS`` (unknown languages fall back to English)."""
-    if not lang:
-        return DEFAULT_LANG
-    if lang in LANGS:
-        return lang
-    return ALIASES.get(lang.lower().replace("_", "-"), DEFAULT_LANG)
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -340,7 +325,6 @@ class _Narrator:
         if name == "rule":
             if has(f"rule.{v}", self.lang):
                 return self.name("rule", v)
-            from werewolf.i18n import rules  # the rule catalogue (it imports this module)
             if rules.known(str(v)):
                 return rules.short(str(v), self.lang)
             return self.name("rule", v)

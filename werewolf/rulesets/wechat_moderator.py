@@ -434,7 +434,7 @@ class WechatModerator(Moderator):
                 lost = True
             if lost:
                 w.defeated.add(f)
-                t.log("defeat", faction=TEAM[f])
+                t.log("defeat", faction=TEAM[f], rule="faction_defeated")
                 if f == "wolf" and w.widow_seat is not None:
                     w.widow_active = True
         live = w.factions - w.defeated
@@ -449,7 +449,7 @@ class WechatModerator(Moderator):
         elif len(live) == 1:
             winner = next(iter(live))
         elif not live:
-            self.end([], rule=rule or "every faction defeated")
+            self.end([], rule=rule or "every_faction_defeated")
         # The prejudiced player wins alone when his opposed clan is out, and shares a win that
         # comes at the same moment (「特殊情況發生時，可以與其他陣營共贏」, A-46).
         prejudiced = "prejudiced" in live and self.prejudiced_done()

@@ -127,11 +127,12 @@ class DaySteps(NightSteps):
         if not bear.alive or bear.disabled:  # a bear tamer killed last night counts as dead
             if not t.bear_silent_announced:
                 t.bear_silent_announced = True
-                t.say("bear", roared=False, reason="the bear tamer is dead")  # 「熊不再咆哮了!」
+                # 「熊不再咆哮了!」
+                t.say("bear", roared=False, reason="the bear tamer is dead", rule="bear_tamer_dead")
             return
         near = [s for s in (t.left(bear.seat), t.right(bear.seat)) if s is not None]
         roared = any(self.bear_smells(t.p(s)) for s in near)
-        t.say("bear", roared=roared)
+        t.say("bear", roared=roared, rule="bear_roars")
 
     def bear_smells(self, p: Player) -> bool:
         if p.role == "hidden_wolf":
@@ -359,8 +360,9 @@ class DaySteps(NightSteps):
             else:
                 ref = max(t.last_dead) if t.last_dead else None
                 rule = "speech_from_the_last_dead"
-            if ref is None:
+            if ref is None:  # a peaceful night (clock rule), or nobody dead yet (last dead): by seat number
                 order = living if cw else living[::-1]
+                rule = "speech_by_seat_number"
             else:
                 start = t.left(ref) if cw else t.right(ref)
                 order = list(t.walk(start, cw)) if start is not None else []

@@ -352,6 +352,7 @@ def seer(m: NightSteps, p: Player | None) -> Gen:
     m.n.check = c
     target = t.p(m.n.eff(c) or c)
     t.emit("check", frozenset({p.seat}), seat=p.seat, target=c, result=m.seer_result(target))
+    m.note_bent_check(c, target)
 
 
 def silencer(m: NightSteps, p: Player | None) -> Gen:

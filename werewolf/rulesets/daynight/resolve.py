@@ -135,6 +135,16 @@ class ClassicResolution(Deaths):
             return "good"
         return "wolf" if target.wolf or self.is_wolf_card(target.role) else "good"
 
+    def note_bent_check(self, label: int, target: Player) -> None:
+        """The moderator's note of the rule that bent a check (the seer, told only the thumb, never hears it):
+        the magician's swap showed another player, or the thumb is up for a wolf-side hidden wolf or cupid."""
+        t = self.t
+        if target.seat != label:
+            t.log("ruling", rule="seer_sees_swapped", seat=label, target=target.seat)
+        if (t.opts.seer_model != "village_or_not" and target.role in _THUMB_UP
+                and (target.wolf or self.is_wolf_card(target.role))):
+            t.log("ruling", rule="seer_thumb_up_always", seat=target.seat, role=target.role)
+
     def elder_penalty(self, elder: Player, batch: list[Player]) -> None:
         """The village killed the elder: every good power is lost (RULES.md §2.1 elder). The moderator's only: the
         judge announces nothing (the elder's card stays hidden) and tells each god at his next call
