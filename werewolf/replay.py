@@ -236,7 +236,7 @@ def replay(record: Record, viewer: int | str = ALL, lang: str = "en") -> dict[st
         if not visible(e, viewer):
             continue
         plain = {k: v for k, v in e.items() if k != "to"}
-        text = narrate(plain, lang, reader)
+        text = narrate(plain, lang, reader, ruleset=ruleset, options=options)
         if text is None and e.get("type") == "speech":
             # A phone leaves out another player's turn (its speaking order says it); a replay reads it out.
             text = narrate(plain, lang, None)
@@ -327,7 +327,8 @@ def rulings(record: Record, lang: str = "en") -> list[dict[str, Any]]:
         if not isinstance(rule, str) or not rule:
             continue
         plain = {k: v for k, v in e.items() if k != "to"}
-        out.append({"i": i, "phase": e.get("phase"), "type": e.get("type"), "text": narrate(plain, lang, None),
+        out.append({"i": i, "phase": e.get("phase"), "type": e.get("type"),
+                    "text": narrate(plain, lang, None, ruleset=ruleset, options=options),
                     "seen_by": _audience(e, lang), "rule": explain(rule, lang, ruleset, options)})
     return out
 

@@ -128,10 +128,13 @@ def _num(v: Any) -> str:
 class _Narrator:
     """Renders events for one viewer in one language."""
 
-    def __init__(self, lang: str, viewer: int | None, strict: bool) -> None:
+    def __init__(self, lang: str, viewer: int | None, strict: bool, ruleset: str | None = None,
+                 options: Mapping[str, Any] | None = None) -> None:
         self.lang = normalize_lang(lang)
         self.viewer = viewer
         self.strict = strict
+        self.ruleset = ruleset  # the table's rules, for a rule's explanation that fits them
+        self.options = options
 
     # -- names and seats ----------------------------------------------------------
     def t(self, key: str, **fields: Any) -> str:
@@ -326,7 +329,7 @@ class _Narrator:
             if has(f"rule.{v}", self.lang):
                 return self.name("rule", v)
             if rules.known(str(v)):
-                return rules.short(str(v), self.lang)
+                return rules.short(str(v), self.lang, self.ruleset, self.options)
             return self.name("rule", v)
         if name == "teams":
             return self.join(self.name("team", x) for x in v)
@@ -354,15 +357,17 @@ class _Narrator:
 
 
 def narrate(event: Mapping[str, Any], lang: str = DEFAULT_LANG, seat: int | None = None, *,
-            strict: bool = False) -> str | None:
+            strict: bool = False, ruleset: str | None = None, options: Mapping[str, Any] | None = None
+            ) -> str | None:
     """One event (its JSON form: ``type``, ``phase``, fields) as a sentence for ``seat``.
 
     ``seat`` is the player reading (``None``: a spectator or the moderator):
     events about that seat are told in the second person. Returns ``None`` for
-    events not worth showing to that player (another player's speaking turn).
+    events not worth showing to that player (another player's speaking turn). ``ruleset`` and ``options``
+    (every option in force): the table's rules, so that a rule named in the sentence reads as at that table.
     Unknown event types and values are shown in a plain generic form, or raise
     ``KeyError`` when ``strict`` (the tests use strict).
     """
     if hasattr(event, "as_json"):
         event = event.as_json()
-    return _Narrator(lang, seat, strict).narrate(event)
+    return _Narrator(lang, seat, strict, ruleset, options).narrate(event)
