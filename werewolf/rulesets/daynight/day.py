@@ -593,6 +593,8 @@ class DaySteps(NightSteps):
                     t.badge_gone = True
                     t.say("sheriff", seat=None, reason="the idiot revealed", rule="idiot_reveal_destroys_badge")
                 return
+        if p.role == "idiot" and not p.idiot_revealed:
+            self.tell_no_power(p)  # a powerless idiot may not reveal: the judge shakes his head
         batch: list[Player] = []
         self.die(p, "exile", batch)
         if p.role == "bomber" and not p.disabled:

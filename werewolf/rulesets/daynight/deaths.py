@@ -213,9 +213,17 @@ class Deaths(Wins):
         return p.cause not in blocked
 
     def shot_refused(self, p: Player) -> None:
-        """Log why a dying shooter is not asked to shoot (the table only sees that nobody is shot)."""
+        """Log why a dying shooter is not asked to shoot (the table only sees that nobody is shot); a powerless
+        one is told, alone, as the judge shakes his head at him."""
         rule = SHOT_REFUSED_RULE["disabled" if p.disabled else "cause"]
         self.t.log("ruling", rule=rule, seat=p.seat, cause=p.cause)
+        self.tell_no_power(p)
+
+    def tell_no_power(self, q: Player) -> None:
+        """Tell ``q`` alone that the elder penalty took his power (only it disables a good player): at his call
+        by night, and when he would use it (001 規則盲點 (11): 「只不過要向神牌表明不能用技能了」)."""
+        if q.disabled and q.faction == "good":
+            self.t.tell(q.seat, "powers_lost", seat=q.seat, role=q.role, rule="elder_penalty_told")
 
     def shoot(self, p: Player) -> Gen:
         if not self.can_shoot(p):

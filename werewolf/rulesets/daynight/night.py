@@ -105,7 +105,7 @@ class NightSteps(ClassicResolution):
         for q in t.by_role.get(step.role, ()):
             if q.alive and q.disabled and q.faction == "good":  # only the elder penalty disables a good player
                 self.powerless_woken(q)
-                t.tell(q.seat, "powers_lost", seat=q.seat, role=q.role, rule="elder_penalty_told")
+                self.tell_no_power(q)
 
     def powerless_woken(self, q: Player) -> None:
         """Hook: what a powerless god is still shown when called (the facetoface witch, her victim)."""
