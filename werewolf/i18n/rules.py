@@ -9,10 +9,10 @@ proposal decided it. English is required; the tests check that every language ha
 A rule id is only as secret as the event that carries it: the engine puts on a public event
 only an id the whole table may know (``peaceful_night``, never ``guard_protects``).
 
-One rule reads differently at different tables: an entry may have ``variants``, each with a ``when``
-(``ruleset``: the rulesets it is for; ``options``: option values, one value, a list of them, or
-``{"not": [values]}``) and the
-fields it changes (``book``, ``section``, ``quote``, ``proposal``, ``text``). ``explain`` is given the game's
+One rule reads differently at different tables: an entry may have ``variants``, each with an ``id``, a
+``when`` (``ruleset``: the rulesets it is for; ``options``: per option, one value, a list of values, or
+``{"not": [values]}``) and the fields it changes (``book``, ``section``, ``quote``, ``proposal``,
+``text``). ``explain`` is given the game's
 ruleset and options (``werewolf.rulesets.options.in_force``; a log's ``game_start`` records them) and shows
 the first variant that fits, else the entry itself. A text may name an option in braces
 (``{sheriff_vote_weight}``): it reads the value in force. ``proposal`` is one sentence per language.
