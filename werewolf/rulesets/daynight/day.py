@@ -124,11 +124,16 @@ class DaySteps(NightSteps):
         bear = t.holder("bear_tamer")
         if bear is None:
             return
-        if not bear.alive or bear.disabled:  # a bear tamer killed last night counts as dead
+        if not bear.alive:  # a bear tamer killed last night counts as dead
             if not t.bear_silent_announced:
                 t.bear_silent_announced = True
                 # 「熊不再咆哮了!」
                 t.say("bear", roared=False, reason="the bear tamer is dead", rule="bear_tamer_dead")
+            return
+        if bear.disabled:
+            # Powerless (the elder penalty), not dead: the bear is silent as on any day without a wolf beside him;
+            # "the bear tamer is dead" would tell the table that he lives and that the village lost its powers.
+            t.say("bear", roared=False, rule="bear_roars")
             return
         near = [s for s in (t.left(bear.seat), t.right(bear.seat)) if s is not None]
         roared = any(self.bear_smells(t.p(s)) for s in near)
