@@ -287,7 +287,8 @@ class WechatModerator(Moderator):
         self.flush_night_deaths()
         rusty_batch: list[Player] = []
         for s in due:
-            self.die(t.p(s), "rusty", rusty_batch, f"night{k}")
+            # In the dawn list like the night's dead, without a cause: a public "rusty" would name him a wolf.
+            self.die(t.p(s), "rusty", rusty_batch, f"night{k}", told=False)
         t.dawn_count = len(dead) + len(rusty_batch)
         announced = sorted(dead + [p.seat for p in rusty_batch])
         t.say("announce", seats=announced, rule="night_deaths_announced" if announced else "peaceful_night")

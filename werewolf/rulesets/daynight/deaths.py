@@ -44,7 +44,10 @@ LAST_WORDS_RULE: Final = {"first_night_and_days": "last_words_first_night_and_da
 class Deaths(Wins):
     """Mixin of the Moderator: killing players and the follow-ups of a death."""
 
-    def die(self, p: Player, cause: str, batch: list[Player], phase: str | None = None) -> None:
+    def die(self, p: Player, cause: str, batch: list[Player], phase: str | None = None, told: bool = True) -> None:
+        """``p`` dies of ``cause``; ``phase``: the phase his death counts in (else now). ``told``: by day, the
+        table hears the death and its cause; else (a death the dawn list announces, without causes) the
+        moderator's log alone has them."""
         if not p.alive:
             return
         t = self.t
@@ -57,7 +60,8 @@ class Deaths(Wins):
             # replaced (a poisoned wolf who self-destructs in the election).
             t.night_dead.append(p.seat)
         else:
-            t.emit("death", PUBLIC, p.death_phase, seat=p.seat, cause=cause, rule=DEATH_RULE[cause])
+            t.emit("death", PUBLIC if told else MODERATOR, p.death_phase, seat=p.seat, cause=cause,
+                   rule=DEATH_RULE[cause])
         batch.append(p)
         self.note_last_dead(p, phase is not None)
         if p.seat == t.model:
