@@ -735,3 +735,30 @@ def test_stop_after_day() -> None:
             game.decline(d)
     assert game.result is None
     assert game.events[-1].type == "stopped" and game.events[-1].phase == "day1"
+
+
+def test_the_core_imports_no_ruleset_and_every_ruleset_is_registered() -> None:
+    """「Rulesets register with the core; the core never imports them」: the core's modules import nothing of
+    ``werewolf.rulesets``, and every ruleset of the package is registered (``werewolf.core.registry``)."""
+    import ast
+    import pathlib
+
+    from werewolf.core import registry
+
+    core = pathlib.Path(registry.__file__).parent
+    for path in core.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            assert not any(n == "werewolf.rulesets" or n.startswith("werewolf.rulesets.") for n in names), path.name
+    assert set(registry.registered()) == set(MODULES)
+    with pytest.raises(SetupError, match="unknown ruleset 'nope'"):
+        Game(Setup("nope"))
+
+
+def test_the_moderator_defines_every_method_its_lower_parts_call_up() -> None:
+    from werewolf.rulesets.daynight.base import ABOVE, ModeratorBase
+    from werewolf.rulesets.daynight.moderator import Moderator
+
+    for name in ABOVE:
+        assert getattr(Moderator, name) is not getattr(ModeratorBase, name), name

@@ -52,12 +52,20 @@ def scripts() -> list[Path]:
 
 @cache
 def outcome(text: str) -> tuple[bool, tuple[str, ...]]:
-    """Whether the game was refused, and its event log (moderator's view)."""
+    """Whether the game was refused, and its event log (moderator's view) without the game_start's record of
+    the options (it names every option set, so it would make any option look as if it changed the game)."""
     try:
         out = sg.run(sg.parse(json.loads(text)))
     except (sg.ScriptError, SetupError):
         return True, ()
-    return out.error is not None, tuple(json.dumps(e.as_json(), sort_keys=True, default=repr) for e in out.events)
+    return out.error is not None, tuple(json.dumps(_played(e), sort_keys=True, default=repr) for e in out.events)
+
+
+def _played(e: Any) -> dict[str, Any]:
+    line: dict[str, Any] = e.as_json()
+    if e.type == "game_start":
+        line.pop("options", None)
+    return line
 
 
 def non_default(ruleset: str, options: dict[str, Any]) -> list[str]:

@@ -66,6 +66,9 @@ def deck_id(case: tuple[str, str]) -> str:
 PUBLIC_REVEALS = frozenset({"reveal", "explode", "shoot", "duel", "claw", "bomb", "servant", "roles"})
 # Events that show the members of a group to the group itself (the pack, the lovers, the siblings).
 GROUP_EVENTS = frozenset({"pack", "lovers", "siblings"})
+# Events whose type alone tells a seat's card (the elder's penalty, the stuttering judge's secret sign, a
+# powerless god's signal): as secret as a ``role`` field. The books have the judge announce none of them.
+CARD_EVENTS = frozenset({"elder_penalty", "second_vote", "powers_lost"})
 
 
 def seats_of(game: Game) -> list[int]:
@@ -83,6 +86,8 @@ def leaks(events: list[Event], viewer: int | None) -> list[Event]:
             continue
         data = e.data
         if "role" in data and "seat" in data and data["seat"] != viewer:
+            bad.append(e)
+        elif e.type in CARD_EVENTS and data.get("seat") != viewer:
             bad.append(e)
         # a seat→role table (the final "roles") only ever comes with the game's end
         elif isinstance(data.get("roles"), dict) and data.get("seat") != viewer:
@@ -138,6 +143,9 @@ def test_the_leak_check_is_not_vacuous() -> None:
     assert leaks([told, shown, over, table], 1) == [] and leaks([told], 2) == []
     assert leaks([shout], 1) == [shout] and leaks([shout], None) == [shout] and leaks([shout], 2) == []
     assert leaks([table, over], 1) == [table]
+    penalty = Event("elder_penalty", "night1", {"seat": 8, "rule": "elder_penalty"}, None)
+    logged = Event("elder_penalty", "night1", {"seat": 8, "rule": "elder_penalty"}, frozenset())
+    assert leaks([penalty], 1) == [penalty] and leaks([logged], 1) == [] and leaks([logged], None) == []
 
 
 def test_the_options_check_is_not_vacuous() -> None:

@@ -34,6 +34,7 @@ HIDDEN = frozenset({
     "potion_wasted_on_dreamer", "elder_first_life", "old_rogue_wounded", "step_pretended",
     "shot_refused_by_cause", "shot_refused_powers_lost", "infection_guarded", "rusty_infects", "enchant_fails",
     "self_destruct_replaces_night_death", "wild_child_transforms", "step_skipped_absent_role",
+    "seer_sees_swapped", "seer_thumb_up_always", "faction_defeated",
 })
 
 
@@ -198,6 +199,14 @@ NAMED = {
     "classic/no_last_words_ruling_names_the_rule": {("last_words_first_night_and_days", True)},
     "facetoface/no_last_words_night2_two_deaths_ruling": {("last_words_ff_standard", True)},
     "wechat/no_last_words_quota_spent_ruling": {("last_words_wolf_quota", True)},
+    # Outcomes that once named no rule: the bear's roar, a faction's defeat, checks a rule bent, the order of
+    # speeches after a peaceful night.
+    "classic/bear_announce_after_deaths_option": {("bear_roars", True)},
+    "wechat/wolves_all_charmed_defeated_cannot_win_later": {("faction_defeated", False)},
+    "classic/hidden_wolf_seer_sees_good": {("seer_thumb_up_always", False)},
+    "classic/magician_swap_changes_seer_result": {("seer_sees_swapped", False)},
+    "classic/peaceful_night_no_sheriff_speeches_by_seat_number": {("speech_by_seat_number", True),
+                                                                  ("peaceful_night", True)},
 }
 
 

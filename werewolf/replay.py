@@ -55,6 +55,25 @@ class Record:
         start = next((e for e in self.events if e.get("type") == "game_start"), None)
         return str(start["ruleset"]) if start and isinstance(start.get("ruleset"), str) else None
 
+    def options(self) -> dict[str, Any] | None:
+        """Every option the game was played with, by name (what selects a rule's explanation): from its
+        ``game_start`` (which records the options that differ from the ruleset's), else from its setup;
+        None for a ruleset without options or a log that does not say."""
+        from werewolf.core.errors import WerewolfError
+        from werewolf.rulesets.options import in_force
+
+        ruleset = self.ruleset
+        if ruleset is None:
+            return None
+        start = next((e for e in self.events if e.get("type") == "game_start"), None)
+        played = start.get("options") if start else None
+        if played is None and self.setup is not None:
+            played = self.setup.get("options")
+        try:
+            return in_force(ruleset, played if isinstance(played, dict) else None)
+        except (WerewolfError, KeyError, TypeError, ValueError):
+            return None  # a log of another version, or options this engine does not know: the plain entries
+
     def seats(self) -> list[int]:
         start = next((e for e in self.events if e.get("type") == "game_start"), None)
         n = start.get("players") if start else None
@@ -210,13 +229,17 @@ def replay(record: Record, viewer: int | str = ALL, lang: str = "en") -> dict[st
     if isinstance(viewer, int) and viewer not in seats:
         raise RecordError(f"no seat {viewer} in this game (seats 1–{len(seats)})")
     reader = viewer if isinstance(viewer, int) else None
+    ruleset, options = record.ruleset, record.options()
     steps: list[dict[str, Any]] = []
     table: dict[int, dict[str, Any]] = {s: {"seat": s, "role": None, "alive": True} for s in seats}
     for i, e in enumerate(record.events):
         if not visible(e, viewer):
             continue
         plain = {k: v for k, v in e.items() if k != "to"}
-        text = narrate(plain, lang, reader)
+        text = narrate(plain, lang, reader, ruleset=ruleset, options=options)
+        if text is None and e.get("type") == "speech":
+            # A phone leaves out another player's turn (its speaking order says it); a replay reads it out.
+            text = narrate(plain, lang, None)
         changes = _table_change(e, viewer)
         for c in changes:
             row = table.get(c["seat"])
@@ -232,7 +255,7 @@ def replay(record: Record, viewer: int | str = ALL, lang: str = "en") -> dict[st
                                 "text": text if text is not None else "", "seen_by": _audience(e, lang)}
         rule = e.get("rule")
         if isinstance(rule, str) and rule:
-            step["rule"] = explain(rule, lang)
+            step["rule"] = explain(rule, lang, ruleset, options)
         if changes:
             step["table"] = [_row(r, lang) for r in table.values()]
         steps.append(step)
@@ -297,14 +320,16 @@ def _viewer_name(viewer: int | str, lang: str) -> str:
 def rulings(record: Record, lang: str = "en") -> list[dict[str, Any]]:
     """Every event of the game that names its rule, in order, with the rule explained."""
     lang = normalize_lang(lang)
+    ruleset, options = record.ruleset, record.options()
     out = []
     for i, e in enumerate(record.events):
         rule = e.get("rule")
         if not isinstance(rule, str) or not rule:
             continue
         plain = {k: v for k, v in e.items() if k != "to"}
-        out.append({"i": i, "phase": e.get("phase"), "type": e.get("type"), "text": narrate(plain, lang, None),
-                    "seen_by": _audience(e, lang), "rule": explain(rule, lang)})
+        out.append({"i": i, "phase": e.get("phase"), "type": e.get("type"),
+                    "text": narrate(plain, lang, None, ruleset=ruleset, options=options),
+                    "seen_by": _audience(e, lang), "rule": explain(rule, lang, ruleset, options)})
     return out
 
 

@@ -148,6 +148,9 @@ def test_werewolf_replay_serves_a_file_on_disk() -> None:
         seat9 = httpx.get(base + "/api/rooms/local/replay", params={"view": "9"}, timeout=10).json()
         assert not any(s.get("rule", {}).get("rule") == "same_guard_save_dies" for s in seat9["steps"])
         assert httpx.get(base + "/api/rooms/other/replay", timeout=10).status_code == 404
+        # The page's home link (🐺, "/") leads back to the game, not to a 404.
+        home = httpx.get(base + "/", timeout=10, follow_redirects=True)
+        assert home.status_code == 200 and "replay.js" in home.text
     finally:
         proc.terminate()
         proc.wait(10)

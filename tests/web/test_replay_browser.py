@@ -155,3 +155,36 @@ def test_the_game_over_screen_links_to_the_replay(browser: Any, server: Server) 
     page.wait_for_selector("#step-text")
     assert f"/replay/{rid}" in page.url
     page.close()
+
+
+def test_why_on_a_phone_reads_the_sentence_of_its_table(browser: Any, server: Server) -> None:
+    """A WeChat table's "Why?" gives WeChat's sentence (its ruleset and the options its game_start announced
+    go with the question), not the boxed edition's."""
+    from werewolf.rulesets.options import in_force
+
+    room = httpx.post(server.url + "/api/rooms", json={"ruleset": "wechat", "deck": "wechat12", "seed": 4,
+                                                       "bots": list(range(1, 13))}).json()
+    rid = room["room"]
+    httpx.post(f"{server.url}/api/rooms/{rid}/start", headers={"Authorization": f"Bearer {room['host_token']}"})
+    events = httpx.get(f"{server.url}/api/rooms/{rid}/log").json()["events"]
+    start = next(e for e in events if e["type"] == "game_start")
+    options = in_force("wechat", start.get("options"))
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    page.set_default_timeout(15000)
+    page.goto(f"{server.url}/r/{rid}")
+    watch = page.locator("#watch")
+    if watch.count():
+        watch.click()
+    page.wait_for_selector("#log .why-button")
+    public = {e["rule"] for e in events if "rule" in e and "to" not in e}
+    differs = [r for r in sorted(public)
+               if explain(r, "en", "wechat", options)["text"] != explain(r, "en")["text"]]
+    assert differs, public  # a WeChat game names rules that read otherwise at a boxed-edition table
+    rule = differs[0]
+    box = page.locator(f'#log .why[data-rule="{rule}"]').first
+    box.locator("xpath=preceding-sibling::button[1]").click()
+    page.wait_for_selector(f'#log .why[data-rule="{rule}"] div')
+    shown = box.inner_text()
+    assert explain(rule, "en", "wechat", options)["text"] in shown, (rule, shown)
+    assert explain(rule, "en")["text"] not in shown
+    page.close()

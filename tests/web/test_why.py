@@ -88,3 +88,29 @@ def test_why_refuses_what_is_not_a_rule(client: Any) -> None:
     error(client.get("/api/rules/no_such_rule"), 404, "no rule")
     error(client.get("/api/rules/" + "x" * 100), 404, "no rule")
     assert client.get("/api/rules/wolves_kill", params={"lang": "xx"}).json() == explain("wolves_kill", "en")
+
+
+def test_why_reads_the_sentence_of_the_table(client: Any) -> None:
+    """With the table's ruleset and the options its game_start announced, "Why?" gives the sentence that fits
+    that table: two votes for a WeChat sheriff, 1.5 in the boxed edition, the table's own weight otherwise."""
+    from werewolf.rulesets.options import in_force
+
+    def why(rule: str, **params: Any) -> dict[str, Any]:
+        r = client.get(f"/api/rules/{rule}", params={"lang": "en", **params})
+        assert r.status_code == 200, r.text
+        return dict(r.json())
+
+    assert "1.5" in why("sheriff_vote_weight", ruleset="classic")["text"]
+    wechat = why("sheriff_vote_weight", ruleset="wechat")
+    assert "2" in wechat["text"] and "1.5" not in wechat["text"] and wechat["book"] == "002"
+    custom = why("sheriff_vote_weight", ruleset="classic", options='{"sheriff_vote_weight": 3}')
+    assert "3 votes" in custom["text"] and custom["book"] == "RULES.md" and custom["proposal"]
+    assert custom == explain("sheriff_vote_weight", "en", "classic", in_force("classic", {"sheriff_vote_weight": 3}))
+    assert "candidates too" in why("sheriff_election_vote", ruleset="wechat")["text"]
+    zh = client.get("/api/rules/same_guard_save_lives",
+                    params={"lang": "zh-Hant", "ruleset": "classic", "options": '{"same_guard_save_dies": false}'})
+    assert "本局選項" in zh.json()["proposal"]
+    error(client.get("/api/rules/wolves_kill", params={"ruleset": "nope"}), 422, "unknown ruleset")
+    error(client.get("/api/rules/wolves_kill", params={"ruleset": "classic", "options": "[1]"}), 422, "options")
+    error(client.get("/api/rules/wolves_kill", params={"ruleset": "classic", "options": '{"no_such": 1}'}),
+          422, "unknown option")

@@ -13,47 +13,17 @@ rebuilds any game exactly.
 from __future__ import annotations
 
 import random
-from collections.abc import Generator, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from werewolf import rulesets
 from werewolf.core.decisions import OPEN, Decision
 from werewolf.core.errors import IllegalMove
 from werewolf.core.events import Event
+from werewolf.core.registry import get_ruleset
+from werewolf.core.setup import Flow, Setup
 from werewolf.core.table import OVER, Checkpoint, GameOver, Table
 
-Flow = Generator[list[Decision], list[Any], None]
 Answer = tuple[int, str, Any]  # (seat, act, value)
-
-
-@dataclass(frozen=True)
-class Setup:
-    """Everything but the answers that a game is a function of."""
-
-    ruleset: str
-    seats: tuple[str, ...] | None = None
-    center: tuple[str, ...] = ()
-    options: Mapping[str, Any] = field(default_factory=dict)
-    seed: int = 0
-    deck: str | tuple[str, ...] | None = None
-    players: int | None = None
-    stop_after_day: int | None = None
-    # Live play: every speaking turn waits for its speaker (a `speak` answer: text,
-    # or "done" at the table), and a wolf may self-destruct before any speech.
-    live_speech: bool = False
-
-    def with_seed(self, seed: int) -> Setup:
-        """This setup with another seed: ``dataclasses.replace`` without its cost per simulated game."""
-        return Setup(self.ruleset, self.seats, self.center, self.options, seed, self.deck, self.players,
-                     self.stop_after_day, self.live_speech)
-
-    def as_json(self) -> dict[str, Any]:
-        return {"ruleset": self.ruleset, "seats": list(self.seats) if self.seats else None,
-                "center": list(self.center), "options": dict(self.options), "seed": self.seed,
-                "deck": list(self.deck) if isinstance(self.deck, tuple) else self.deck,
-                "players": self.players, "stop_after_day": self.stop_after_day,
-                "live_speech": self.live_speech}
 
 
 class Game:
@@ -65,7 +35,7 @@ class Game:
         so that even the first ``clone`` is cheap (search does; a game turns it on at its first clone).
         ``resume``: ``clone``'s, a checkpoint of the game and the lists of values sent before it."""
         self.setup = setup
-        self.rules = rulesets.get_ruleset(setup.ruleset)
+        self.rules = get_ruleset(setup.ruleset)
         if resume is None:
             self.table: Table = self.rules.new_table(setup)
             self.table.keep_checkpoints = keep_checkpoints

@@ -23,27 +23,12 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-LANGS: tuple[str, ...] = ("en", "zh-Hant", "zh-Hans")
-DEFAULT_LANG = "en"
-
-# Common spellings of the three languages, for callers that get a locale.
-ALIASES = {
-    "en-us": "en", "en-gb": "en", "english": "en",
-    "zh-tw": "zh-Hant", "zh-hk": "zh-Hant", "zh-mo": "zh-Hant", "zh-hant": "zh-Hant",
-    "zh-cn": "zh-Hans", "zh-sg": "zh-Hans", "zh-hans": "zh-Hans", "zh": "zh-Hans",
-}
+from werewolf.i18n import rules
+from werewolf.i18n.langs import ALIASES as ALIASES
+from werewolf.i18n.langs import DEFAULT_LANG, LANGS, normalize_lang
 
 __all__ = ["LANGS", "DEFAULT_LANG", "catalogue", "has", "t", "template", "role_name", "role_description", "team_name",
            "faction_name", "phase_name", "placeholders", "narrate", "normalize_lang"]
-
-
-def normalize_lang(lang: str | None) -> str:
-    """One of ``LANGS`` (unknown languages fall back to English)."""
-    if not lang:
-        return DEFAULT_LANG
-    if lang in LANGS:
-        return lang
-    return ALIASES.get(lang.lower().replace("_", "-"), DEFAULT_LANG)
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -143,10 +128,13 @@ def _num(v: Any) -> str:
 class _Narrator:
     """Renders events for one viewer in one language."""
 
-    def __init__(self, lang: str, viewer: int | None, strict: bool) -> None:
+    def __init__(self, lang: str, viewer: int | None, strict: bool, ruleset: str | None = None,
+                 options: Mapping[str, Any] | None = None) -> None:
         self.lang = normalize_lang(lang)
         self.viewer = viewer
         self.strict = strict
+        self.ruleset = ruleset  # the table's rules, for a rule's explanation that fits them
+        self.options = options
 
     # -- names and seats ----------------------------------------------------------
     def t(self, key: str, **fields: Any) -> str:
@@ -340,9 +328,8 @@ class _Narrator:
         if name == "rule":
             if has(f"rule.{v}", self.lang):
                 return self.name("rule", v)
-            from werewolf.i18n import rules  # the rule catalogue (it imports this module)
             if rules.known(str(v)):
-                return rules.short(str(v), self.lang)
+                return rules.short(str(v), self.lang, self.ruleset, self.options)
             return self.name("rule", v)
         if name == "teams":
             return self.join(self.name("team", x) for x in v)
@@ -370,15 +357,17 @@ class _Narrator:
 
 
 def narrate(event: Mapping[str, Any], lang: str = DEFAULT_LANG, seat: int | None = None, *,
-            strict: bool = False) -> str | None:
+            strict: bool = False, ruleset: str | None = None, options: Mapping[str, Any] | None = None
+            ) -> str | None:
     """One event (its JSON form: ``type``, ``phase``, fields) as a sentence for ``seat``.
 
     ``seat`` is the player reading (``None``: a spectator or the moderator):
     events about that seat are told in the second person. Returns ``None`` for
-    events not worth showing to that player (another player's speaking turn).
+    events not worth showing to that player (another player's speaking turn). ``ruleset`` and ``options``
+    (every option in force): the table's rules, so that a rule named in the sentence reads as at that table.
     Unknown event types and values are shown in a plain generic form, or raise
     ``KeyError`` when ``strict`` (the tests use strict).
     """
     if hasattr(event, "as_json"):
         event = event.as_json()
-    return _Narrator(lang, seat, strict).narrate(event)
+    return _Narrator(lang, seat, strict, ruleset, options).narrate(event)

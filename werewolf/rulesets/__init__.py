@@ -1,15 +1,16 @@
-"""The rulesets, by id. Each module exposes ``RULESET``, a ``Ruleset``."""
+"""The rulesets, by id. Each module exposes ``RULESET``, a ``Ruleset``.
+
+Importing this package registers every ruleset with the core (``werewolf.core.registry``), each loaded at
+its first game; the ``werewolf`` package imports it, so a game of any of them can be set up at once.
+"""
 
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any, Protocol
 
+from werewolf.core import registry
 from werewolf.core.errors import SetupError
-
-if TYPE_CHECKING:
-    from werewolf.core.game import Flow, Setup
-    from werewolf.core.table import Checkpoint, Table
+from werewolf.core.registry import Ruleset, get_ruleset
 
 MODULES = {
     "classic": "werewolf.rulesets.classic",
@@ -20,33 +21,24 @@ MODULES = {
 }
 
 
-class Ruleset(Protocol):
-    name: str
+class _Loader:
+    """Imports one ruleset's module when the core first needs it."""
 
-    def new_table(self, setup: Setup) -> Table: ...
+    def __init__(self, name: str, module: str) -> None:
+        self.name = name
+        self.module = module
 
-    def play(self, table: Any) -> Flow: ...
-
-    def resume(self, checkpoint: Checkpoint) -> tuple[Table, Flow]: ...
-
-    def decks(self) -> dict[str, tuple[str, ...]]: ...
-
-
-_cache: dict[str, Ruleset] = {}
-
-
-def get_ruleset(name: str) -> Ruleset:
-    rs = _cache.get(name)
-    if rs is not None:
+    def __call__(self) -> Ruleset:
+        try:
+            rs: Ruleset = importlib.import_module(self.module).RULESET
+        except ModuleNotFoundError as e:
+            if e.name == self.module:
+                raise SetupError(f"ruleset {self.name!r} is not implemented yet") from None
+            raise
         return rs
-    mod = MODULES.get(name)
-    if mod is None:
-        raise SetupError(f"unknown ruleset {name!r} (known: {', '.join(MODULES)})")
-    try:
-        rs = importlib.import_module(mod).RULESET
-    except ModuleNotFoundError as e:
-        if e.name == mod:
-            raise SetupError(f"ruleset {name!r} is not implemented yet") from None
-        raise
-    _cache[name] = rs
-    return rs
+
+
+for _name, _module in MODULES.items():
+    registry.register(_name, _Loader(_name, _module))
+
+__all__ = ["MODULES", "Ruleset", "get_ruleset"]

@@ -75,6 +75,14 @@ class FaceToFaceModerator(Moderator):
         if p.role == "elder" and p.cause in ("poison", "exile", "shot"):
             self.elder_penalty(p, batch)
 
+    def powerless_woken(self, q: Player) -> None:
+        # 「女巫如果在長老死之前解藥沒用的.法官還是要向女巫指示刀法.只不過女巫如果選擇用藥法官只會搖頭示意其不能用
+        # 技能了」⟨001⟩: a powerless witch is still shown the victim while her antidote is unused.
+        if q.role == "witch":
+            informed, victim = self.witch_shown(q)
+            if informed:
+                self.t.tell(q.seat, "victim", seat=q.seat, target=victim)
+
 
 class FaceToFaceRuleset(DayNightRuleset):
     def decks(self) -> dict[str, tuple[str, ...]]:

@@ -30,7 +30,7 @@ from werewolf.core.events import MODERATOR, PUBLIC, Event
 from werewolf.core.game import Flow, Setup
 from werewolf.core.table import Checkpoint, Table
 from werewolf.roles import ROLES
-from werewolf.rulesets.options import OneNightOptions, make_options
+from werewolf.rulesets.options import OneNightOptions, make_options, played_with
 
 Gen = Generator[list[Decision], list[Any], None]
 Result = tuple[list[str], list[int]]
@@ -619,7 +619,8 @@ class OneNightRuleset:
     # -- the game ----------------------------------------------------------------------
     def play(self, table: Any) -> Flow:
         t: OneNightTable = table
-        t.say("game_start", ruleset=t.ruleset, players=t.n, center=len(t.center), custom_deck=t.custom_deck)
+        t.say("game_start", ruleset=t.ruleset, players=t.n, center=len(t.center), custom_deck=t.custom_deck,
+              options=dict(played_with(t.ruleset, t.opts)))  # the table's options (other than the ruleset's)
         t.log("deal", seats=t.by_seat(t.dealt), center=list(t.center))
         for s, role in zip(t.seats, t.dealt):
             t.tell(s, "role", seat=s, role=role)

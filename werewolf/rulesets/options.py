@@ -532,3 +532,40 @@ def describe() -> list[dict[str, Any]]:
                 "source": info.source, "summary": info.summary,
             })
     return out
+
+
+# -- the options a game is played with, as its log records them --------------------------------------------
+_DIFFS: dict[int, tuple[Any, dict[str, Any]]] = {}
+
+
+def _plain(value: Any) -> Any:
+    """A value as JSON has it: sets sorted into lists, tuples as lists."""
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=repr)
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def played_with(ruleset: str, opts: Any) -> dict[str, Any]:
+    """The options ``opts`` sets otherwise than ``ruleset``'s defaults, by name, as JSON has them: what a log's
+    ``game_start`` records, so that anyone reading the log knows the table's rules (``in_force``).
+
+    Options are made once per set (``make_options``): the answer is kept per options object.
+    """
+    hit = _DIFFS.get(id(opts))
+    if hit is not None and hit[0] is opts:
+        return hit[1]
+    base = make_options(ruleset)
+    out = {f.name: _plain(getattr(opts, f.name)) for f in dataclasses.fields(opts)
+           if getattr(opts, f.name) != getattr(base, f.name)}
+    if len(_DIFFS) >= 256:
+        _DIFFS.clear()
+    _DIFFS[id(opts)] = (opts, out)
+    return out
+
+
+def in_force(ruleset: str, played: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Every option of a game of ``ruleset`` by name: its defaults with ``played`` (``played_with``'s record)."""
+    opts = make_options(ruleset, played or None)
+    return {f.name: getattr(opts, f.name) for f in dataclasses.fields(opts)}

@@ -7,14 +7,12 @@ Shared roles (seer, cupid, thief, wild child) use the day-and-night steps in
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from werewolf.core.decisions import Choice, Decision, Flag, Move, Target, wrong_act
 from werewolf.rulesets.daynight.night import ask_potions, excluding, guard_targets, knife_voices, protect, use_potions
 from werewolf.rulesets.daynight.state import Player
-
-if TYPE_CHECKING:
-    from werewolf.rulesets.wechat import WechatModerator
+from werewolf.rulesets.wechat_moderator import WechatModerator
 
 Gen = Generator[list[Decision], list[Any], Any]
 
@@ -51,10 +49,6 @@ class Save(Target):
         return super().value(move)
 
 
-def wolf_card(role: str) -> bool:
-    from werewolf.roles import ROLES
-
-    return ROLES[role].faction in ("wolf", "white_wolf")
 
 
 def guard(m: WechatModerator, p: Player | None) -> Gen:

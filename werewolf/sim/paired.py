@@ -112,7 +112,8 @@ def paired_chunk(configs: tuple[SimConfig, ...], start: int, stop: int) -> Paire
             out.paired[k] += 1
             for team in won | first_teams:
                 out.pairs[k][team, int(team in won), int(team in first_teams)] += 1
-            if events == first_events:
+            # Event for event, but for the first, game_start: it records the options, which differ by design.
+            if len(events) == len(first_events) and events[1:] == first_events[1:]:
                 out.same[k] += 1
         # the first variant is paired with itself: its own table makes its row read like the others'
         if first_events is not None:

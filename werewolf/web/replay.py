@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Query, Request
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
 from werewolf.core.errors import quoted
@@ -65,12 +65,40 @@ def install_why(app: FastAPI) -> None:
     so "why?" tells a player nothing that view does not already hold.
     """
 
-    @app.get("/api/rules/{rule_id}", tags=["play"], responses={404: {"description": "no such rule"}})
-    async def why(rule_id: str, lang: str | None = Query(None, max_length=16)) -> dict[str, Any]:
-        """A rule: its one-line explanation, its rule book and section and the book's sentence, in ``lang``."""
+    @app.get("/api/rules/{rule_id}", tags=["play"], responses={
+        404: {"description": "no such rule"}, 422: {"description": "options that are not a table's"}})
+    async def why(rule_id: str, lang: str | None = Query(None, max_length=16),
+                  ruleset: str | None = Query(None, max_length=16, description="the table's ruleset"),
+                  options: str | None = Query(None, max_length=2000, description=(
+                      "the table's options as its game_start says them (JSON): the explanation that fits them"))
+                  ) -> dict[str, Any]:
+        """A rule: its one-line explanation, its rule book and section and the book's sentence, in ``lang``;
+        with ``ruleset`` (and ``options``), as it reads at that table (the table's rules are public)."""
         if len(rule_id) > 64 or not known(rule_id):
             raise ApiError(404, f"no rule {quoted(rule_id)}")
-        return explain(rule_id, normalize_lang(lang))
+        in_force = None
+        if ruleset is not None:
+            in_force = _table_options(ruleset, options)
+        return explain(rule_id, normalize_lang(lang), ruleset, in_force)
+
+
+def _table_options(ruleset: str, options: str | None) -> dict[str, Any] | None:
+    """Every option of a table of ``ruleset`` that plays ``options`` (a game_start's record, JSON)."""
+    import json
+
+    from werewolf.core.errors import WerewolfError
+    from werewolf.rulesets import MODULES
+    from werewolf.rulesets.options import in_force
+
+    if ruleset not in MODULES:
+        raise ApiError(422, f"unknown ruleset {quoted(ruleset)}")
+    try:
+        played = json.loads(options) if options else None
+        if played is not None and not isinstance(played, dict):
+            raise ValueError("not an object")
+        return in_force(ruleset, played)
+    except (ValueError, WerewolfError) as e:
+        raise ApiError(422, f"options: {str(e)[:200]}") from None
 
 
 def local_app(record: Record) -> FastAPI:
@@ -90,5 +118,11 @@ def local_app(record: Record) -> FastAPI:
         return record
 
     install(app, find)
+
+    @app.get("/", include_in_schema=False)
+    async def home() -> RedirectResponse:
+        # The page's home link: this server has one page, the game it replays.
+        return RedirectResponse(f"/replay/{LOCAL}")
+
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app

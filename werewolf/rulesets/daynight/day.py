@@ -7,17 +7,13 @@ from __future__ import annotations
 from collections.abc import Generator, Mapping
 from functools import cache
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Final
-
-from mypy_extensions import trait
+from typing import Any, Final
 
 from werewolf.core.decisions import Choice, Decision, Flag, Move, Speak, Target
 from werewolf.core.draws import choice
 from werewolf.rulesets.daynight.deaths import SILENT_RULE
+from werewolf.rulesets.daynight.night import NightSteps
 from werewolf.rulesets.daynight.state import Player, Votes
-
-if TYPE_CHECKING:
-    from werewolf.rulesets.daynight.moderator import Moderator
 
 Gen = Generator[list[Decision], list[Any], Any]
 
@@ -90,18 +86,17 @@ class Explode(Flag):
         return None
 
 
-@trait
-class DaySteps:
+class DaySteps(NightSteps):
     """Mixin of the Moderator: the day."""
 
-    def start_day(self: Moderator, k: int) -> None:
+    def start_day(self, k: int) -> None:
         """Day ``k`` breaks; ``day_body`` runs it (the moderator's loop ends it early on ``DayEnds``)."""
         t = self.t
         t.day = k
         t.phase = f"day{k}"
         t.say("day", number=k)
 
-    def day_body(self: Moderator, k: int) -> Gen:
+    def day_body(self, k: int) -> Gen:
         """RULES.md §3.2, §3.3, §3.4 (wechat's morning is its ``announce``)."""
         t = self.t
         opts = t.opts
@@ -124,33 +119,39 @@ class DaySteps:
         yield from self.exile_vote()
 
     # -- the bear ---------------------------------------------------------------
-    def bear_line(self: Moderator) -> None:
+    def bear_line(self) -> None:
         t = self.t
         bear = t.holder("bear_tamer")
         if bear is None:
             return
-        if not bear.alive or bear.disabled:  # a bear tamer killed last night counts as dead
+        if not bear.alive:  # a bear tamer killed last night counts as dead
             if not t.bear_silent_announced:
                 t.bear_silent_announced = True
-                t.say("bear", roared=False, reason="the bear tamer is dead")  # 「熊不再咆哮了!」
+                # 「熊不再咆哮了!」
+                t.say("bear", roared=False, reason="the bear tamer is dead", rule="bear_tamer_dead")
+            return
+        if bear.disabled:
+            # Powerless (the elder penalty), not dead: the bear is silent as on any day without a wolf beside him;
+            # "the bear tamer is dead" would tell the table that he lives and that the village lost its powers.
+            t.say("bear", roared=False, rule="bear_roars")
             return
         near = [s for s in (t.left(bear.seat), t.right(bear.seat)) if s is not None]
         roared = any(self.bear_smells(t.p(s)) for s in near)
-        t.say("bear", roared=roared)
+        t.say("bear", roared=roared, rule="bear_roars")
 
-    def bear_smells(self: Moderator, p: Player) -> bool:
+    def bear_smells(self, p: Player) -> bool:
         if p.role == "hidden_wolf":
             return self.t.opts.bear_detects_hidden_wolf
         return p.wolf or p.faction == "white_wolf"
 
     # -- the sheriff election -----------------------------------------------------
-    def election_today(self: Moderator, k: int) -> bool:
+    def election_today(self, k: int) -> bool:
         t = self.t
         if not t.opts.sheriff or t.badge_gone or t.sheriff is not None:
             return False
         return k == t.opts.sheriff_day or (t.election_postponed and k == t.opts.sheriff_day + 1)
 
-    def election(self: Moderator, resumed: bool = False) -> Gen:
+    def election(self, resumed: bool = False) -> Gen:
         """RULES.md §3.2.2. ``resumed``: the postponed Day-2 election (vote, no speeches)."""
         t = self.t
         opts = t.opts
@@ -209,14 +210,14 @@ class DaySteps:
         else:
             self.elect(winner, "vote", rule="sheriff_elected_by_vote")
 
-    def campaign(self: Moderator, cands: list[int]) -> Gen:
+    def campaign(self, cands: list[int]) -> Gen:
         t = self.t
         order = t.opts.campaign_order
         ascending = (t.coin() == 1) if order == "coin" else order == "lowest_first"
         for s in sorted(cands, reverse=not ascending):
             yield from self.speak(s, "election")
 
-    def sheriff_ballot(self: Moderator, act: str, electorate: list[int],
+    def sheriff_ballot(self, act: str, electorate: list[int],
                        cands: list[int]) -> Generator[list[Decision], list[Any], tuple[int | None, list[int]]]:
         t = self.t
         ballots = yield [Target(s, act, cands, why="elect the sheriff") for s in electorate]
@@ -234,11 +235,11 @@ class DaySteps:
             t.say("votes", round=act, tally=counted, ballots=cast, rule="sheriff_election_vote")
         return top(tally)
 
-    def elect(self: Moderator, seat: int, how: str, rule: str) -> None:
+    def elect(self, seat: int, how: str, rule: str) -> None:
         self.t.sheriff = seat
         self.t.say("sheriff", seat=seat, reason=how, rule=rule)
 
-    def election_broken(self: Moderator, boom: tuple[Player, int | None], resumed: bool) -> Gen:
+    def election_broken(self, boom: tuple[Player, int | None], resumed: bool) -> Gen:
         """A wolf self-destructed during the election (RULES.md §3.2.2, A-1, A-28)."""
         t = self.t
         wolf, target = boom
@@ -257,7 +258,7 @@ class DaySteps:
         raise DayEnds
 
     # -- dawn -------------------------------------------------------------------
-    def announce(self: Moderator) -> Gen:
+    def announce(self) -> Gen:
         t = self.t
         dead = sorted(t.night_dead)
         self.flush_night_deaths()
@@ -274,7 +275,7 @@ class DaySteps:
         if t.opts.bear_announce == "after_deaths":
             self.bear_line()  # 「每天早上，犧牲消息公布后」
 
-    def transform_wild_child(self: Moderator) -> None:
+    def transform_wild_child(self) -> None:
         t = self.t
         t.transform_due = None
         child = t.holder("wild_child")
@@ -286,7 +287,7 @@ class DaySteps:
         t.log("ruling", rule="wild_child_transforms", seat=child.seat)
 
     # -- speeches -----------------------------------------------------------------
-    def speak(self: Moderator, seat: int, part: str) -> Gen:
+    def speak(self, seat: int, part: str) -> Gen:
         """One speaking turn (text or "done" in live play: the front end's business)."""
         t = self.t
         if part != "last_words":
@@ -309,14 +310,14 @@ class DaySteps:
         elif text == Speak.PASSED:
             t.say("last_words_text", seat=seat, passed=True)
 
-    def silent_reason(self: Moderator, seat: int) -> str | None:
+    def silent_reason(self, seat: int) -> str | None:
         """Why ``seat`` may not speak today, if it may not (the silencer; wechat adds the piper)."""
         t = self.t
         if t.day > 0 and t.p(seat).silenced_day == t.day:
             return "silenced"
         return None
 
-    def discussion(self: Moderator) -> Gen:
+    def discussion(self) -> Gen:
         t = self.t
         order = yield from self.speaking_order()
         yield from self.interrupts()
@@ -336,7 +337,7 @@ class DaySteps:
             if t.p(s).alive:
                 yield from self.speak(s, "discussion")
 
-    def speaking_order(self: Moderator) -> Generator[list[Decision], list[Any], list[int]]:
+    def speaking_order(self) -> Generator[list[Decision], list[Any], list[int]]:
         t = self.t
         opts = t.opts
         sheriff = t.p(t.sheriff) if t.sheriff is not None else None
@@ -364,15 +365,16 @@ class DaySteps:
             else:
                 ref = max(t.last_dead) if t.last_dead else None
                 rule = "speech_from_the_last_dead"
-            if ref is None:
+            if ref is None:  # a peaceful night (clock rule), or nobody dead yet (last dead): by seat number
                 order = living if cw else living[::-1]
+                rule = "speech_by_seat_number"
             else:
                 start = t.left(ref) if cw else t.right(ref)
                 order = list(t.walk(start, cw)) if start is not None else []
         t.say("speaking_order", seats=order, rule=rule)
         return order
 
-    def interrupts(self: Moderator) -> Gen:
+    def interrupts(self) -> Gen:
         """The first speaking turn: wolves may self-destruct, the knight may duel."""
         t = self.t
         asks: list[Decision] = []
@@ -397,16 +399,16 @@ class DaySteps:
                 yield from self.rogue_dies()
                 raise DayEnds
 
-    def may_explode(self: Moderator, p: Player) -> bool:
+    def may_explode(self, p: Player) -> bool:
         return p.faction == "wolf" and p.role != "spirit_knight" and not p.disabled
 
-    def explode_decision(self: Moderator, p: Player, when: str) -> Explode:
+    def explode_decision(self, p: Player, when: str) -> Explode:
         targets = None
         if p.role == "white_wolf_king":
             targets = [q.seat for q in self.t.players if (q.alive or q.pending) and q.seat != p.seat]
         return Explode(p.seat, when, targets)
 
-    def explode_window(self: Moderator, when: str, people: list[Player]
+    def explode_window(self, when: str, people: list[Player]
                        ) -> Generator[list[Decision], list[Any], tuple[Player, int | None] | None]:
         t = self.t
         if not t.opts.self_destruct_allowed:
@@ -420,7 +422,7 @@ class DaySteps:
                 return t.p(d.seat), v[1]
         return None
 
-    def self_destruct(self: Moderator, p: Player, target: int | None) -> Gen:
+    def self_destruct(self, p: Player, target: int | None) -> Gen:
         """RULES.md §3.2.6: a batch, the win check, the white wolf king's take, follow-ups."""
         t = self.t
         t.say("explode", seat=p.seat, role=p.role, rule="wolf_self_destruct")
@@ -446,7 +448,7 @@ class DaySteps:
                 yield from self.batch_done(taken)
         yield from self.followups_of(batch)
 
-    def duel(self: Moderator, knight: Player, target: int) -> Gen:
+    def duel(self, knight: Player, target: int) -> Gen:
         """RULES.md §3.2.5: a wolf dies and night falls; otherwise the knight dies."""
         t = self.t
         t.knight_used = True
@@ -464,7 +466,7 @@ class DaySteps:
             yield from self.rogue_dies()
             raise DayEnds
 
-    def rogue_dies(self: Moderator) -> Gen:
+    def rogue_dies(self) -> Gen:
         """The wounded old rogue dies after the day's speeches (RULES.md §2.1 old_rogue)."""
         for p in self.t.by_role.get("old_rogue", ()):  # none in most decks
             if p.wounded and p.alive:
@@ -475,17 +477,17 @@ class DaySteps:
                 yield from self.batch_done(batch)
 
     # -- the exile vote -------------------------------------------------------------
-    def may_vote(self: Moderator, p: Player) -> bool:
+    def may_vote(self, p: Player) -> bool:
         return p.alive and not p.idiot_revealed
 
-    def votable(self: Moderator, p: Player) -> bool:
+    def votable(self, p: Player) -> bool:
         return p.alive and not (p.idiot_revealed and not self.t.opts.revealed_idiot_votable)
 
-    def vote_weight(self: Moderator, seat: int) -> Votes:
+    def vote_weight(self, seat: int) -> Votes:
         t = self.t
         return t.opts.sheriff_vote_weight if seat == t.sheriff else 1
 
-    def ballot(self: Moderator, act: str, voters: list[int], targets: list[int]) -> list[Decision]:
+    def ballot(self, act: str, voters: list[int], targets: list[int]) -> list[Decision]:
         """The ballot papers of an exile vote; ``count_votes`` reads them."""
         t = self.t
         shared = tuple(targets)
@@ -503,7 +505,7 @@ class DaySteps:
                 asks.append(Target(v, act, shared, forbidden=barred, why="vote to exile"))
         return asks
 
-    def barred(self: Moderator) -> dict[int, str] | None:
+    def barred(self) -> dict[int, str] | None:
         """Living players a rule keeps off the exile ballot, with the rule, for the refusal's message (a
         revealed idiot, RULES.md §1.6 #21); None, the usual case, after one look-up."""
         t = self.t
@@ -513,7 +515,7 @@ class DaySteps:
         seats = [p.seat for p in idiots if p.alive and not self.votable(p)]
         return dict.fromkeys(seats, REVEALED_IDIOT) if seats else None
 
-    def count_votes(self: Moderator, act: str, voters: list[int], ballots: list[Any]
+    def count_votes(self, act: str, voters: list[int], ballots: list[Any]
                     ) -> tuple[int | None, list[int], dict[int, int]]:
         """The count of an exile vote: the exiled seat or the tied ones, and the ballots that count."""
         t = self.t
@@ -529,14 +531,14 @@ class DaySteps:
         winner, tied = top(tally)
         return winner, tied, cast
 
-    def valid_ballots(self: Moderator, cast: dict[int, int], voters: list[int]) -> dict[int, int]:
+    def valid_ballots(self, cast: dict[int, int], voters: list[int]) -> dict[int, int]:
         """Ruleset rules voiding ballots (wechat's sisters and brothers)."""
         return cast
 
-    def adjust_tally(self: Moderator, tally: dict[int, Votes], act: str) -> None:
+    def adjust_tally(self, tally: dict[int, Votes], act: str) -> None:
         """Ruleset extras on the count (wechat's raven)."""
 
-    def exile_vote(self: Moderator) -> Gen:
+    def exile_vote(self) -> Gen:
         """The day's vote; returns the seat it exiled (or None)."""
         t = self.t
         self.check_vote_lock()
@@ -553,7 +555,7 @@ class DaySteps:
             yield from self.exile(t.p(winner), deciders)
         return winner
 
-    def exile_tie(self: Moderator, tied: list[int], voters: list[int], targets: list[int],
+    def exile_tie(self, tied: list[int], voters: list[int], targets: list[int],
                   cast: dict[int, int]) -> Generator[list[Decision], list[Any], tuple[int | None, dict[int, int]]]:
         """A tied exile vote, by ``exile_tie`` in every ruleset (RULES.md §1.6 #12, §3.2.4, §3.4 day 5).
 
@@ -583,7 +585,7 @@ class DaySteps:
         t.exile_rule = "pk_most_votes" if winner is not None else "pk_tie_no_exile"
         return winner, cast2
 
-    def exile(self: Moderator, p: Player, deciders: list[int]) -> Gen:
+    def exile(self, p: Player, deciders: list[int]) -> Gen:
         """RULES.md §3.2.4: the idiot's reveal, else death, bomb, chains, follow-ups."""
         t = self.t
         if p.role == "idiot" and not p.idiot_revealed and not p.disabled:
@@ -596,6 +598,8 @@ class DaySteps:
                     t.badge_gone = True
                     t.say("sheriff", seat=None, reason="the idiot revealed", rule="idiot_reveal_destroys_badge")
                 return
+        if p.role == "idiot" and not p.idiot_revealed:
+            self.tell_no_power(p)  # a powerless idiot may not reveal: the judge shakes his head
         batch: list[Player] = []
         self.die(p, "exile", batch)
         if p.role == "bomber" and not p.disabled:

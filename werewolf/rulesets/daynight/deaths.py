@@ -9,16 +9,12 @@ the trigger's time and happen before the batch's win check; optional follow-ups
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Any, Final
-
-from mypy_extensions import trait
+from typing import Any, Final
 
 from werewolf.core.decisions import Decision, Target
 from werewolf.core.events import MODERATOR, PUBLIC
 from werewolf.rulesets.daynight.state import Player
-
-if TYPE_CHECKING:
-    from werewolf.rulesets.daynight.moderator import Moderator
+from werewolf.rulesets.daynight.wins import Wins
 
 Gen = Generator[list[Decision], list[Any], Any]
 
@@ -45,11 +41,13 @@ LAST_WORDS_RULE: Final = {"first_night_and_days": "last_words_first_night_and_da
                           "ff_standard": "last_words_ff_standard", "wolf_quota": "last_words_wolf_quota"}
 
 
-@trait
-class Deaths:
+class Deaths(Wins):
     """Mixin of the Moderator: killing players and the follow-ups of a death."""
 
-    def die(self: Moderator, p: Player, cause: str, batch: list[Player], phase: str | None = None) -> None:
+    def die(self, p: Player, cause: str, batch: list[Player], phase: str | None = None, told: bool = True) -> None:
+        """``p`` dies of ``cause``; ``phase``: the phase his death counts in (else now). ``told``: by day, the
+        table hears the death and its cause; else (a death the dawn list announces, without causes) the
+        moderator's log alone has them."""
         if not p.alive:
             return
         t = self.t
@@ -62,13 +60,14 @@ class Deaths:
             # replaced (a poisoned wolf who self-destructs in the election).
             t.night_dead.append(p.seat)
         else:
-            t.emit("death", PUBLIC, p.death_phase, seat=p.seat, cause=cause, rule=DEATH_RULE[cause])
+            t.emit("death", PUBLIC if told else MODERATOR, p.death_phase, seat=p.seat, cause=cause,
+                   rule=DEATH_RULE[cause])
         batch.append(p)
         self.note_last_dead(p, phase is not None)
         if p.seat == t.model:
             t.transform_due = "dawn" if p.pending else "night"
 
-    def note_last_dead(self: Moderator, p: Player, with_trigger: bool) -> None:
+    def note_last_dead(self, p: Player, with_trigger: bool) -> None:
         """Keep the most recent death of the game (RULES.md A-32; 001 發言規則(3)), whatever its cause.
 
         A night's deaths are one moment (announced together, 「與死亡順序無關」); a day's death is
@@ -90,7 +89,7 @@ class Deaths:
         elif when == t.last_moment:
             t.last_dead.append(p.seat)
 
-    def flush_night_deaths(self: Moderator) -> None:
+    def flush_night_deaths(self) -> None:
         """Log the night's deaths (moderator only: the table hears only the seats), each with its
         precise rule (a kill that the guard and the antidote both stopped: 同守同救)."""
         t = self.t
@@ -101,7 +100,7 @@ class Deaths:
             t.emit("death", MODERATOR, p.death_phase, seat=s, cause=p.cause, rule=rule)
         t.night_dead = []
 
-    def close_chains(self: Moderator, batch: list[Player]) -> None:
+    def close_chains(self, batch: list[Player]) -> None:
         """Apply the forced deaths of RULES.md §0.5 until nothing changes."""
         t = self.t
         i = 0
@@ -128,11 +127,11 @@ class Deaths:
             if i >= len(batch):
                 return
 
-    def chain_hook(self: Moderator, p: Player, batch: list[Player]) -> None:
+    def chain_hook(self, p: Player, batch: list[Player]) -> None:
         """Ruleset-specific forced deaths (overridden where needed)."""
 
     # -- follow-ups --------------------------------------------------------------
-    def batch_done(self: Moderator, batch: list[Player], like: Player | None = None) -> Gen:
+    def batch_done(self, batch: list[Player], like: Player | None = None) -> Gen:
         """The win check, then follow-ups: the primary player first, then the rest by seat.
 
         ``like``: the shooter whose death time (and so last words) the batch inherits.
@@ -140,7 +139,7 @@ class Deaths:
         self.check_win()
         yield from self.followups_of(batch, like)
 
-    def followups_of(self: Moderator, batch: list[Player], like: Player | None = None,
+    def followups_of(self, batch: list[Player], like: Player | None = None,
                      first_speaks: bool = True) -> Gen:
         """Follow-ups of a batch: its primary player first, then the rest by seat (RULES.md §3.2.1)."""
         if not batch:
@@ -149,7 +148,7 @@ class Deaths:
         for p in sorted(batch[1:], key=lambda p: p.seat):
             yield from self.followups(p, like)
 
-    def followups(self: Moderator, p: Player, like: Player | None = None, last_words: bool = True) -> Gen:
+    def followups(self, p: Player, like: Player | None = None, last_words: bool = True) -> Gen:
         """Badge, then last words, then a shot (RULES.md §3.2.1, A-35)."""
         if self.t.sheriff == p.seat:
             yield from self.pass_badge(p)
@@ -163,7 +162,7 @@ class Deaths:
         elif p.role in SHOOTERS:
             self.shot_refused(p)
 
-    def pass_badge(self: Moderator, p: Player) -> Gen:
+    def pass_badge(self, p: Player) -> Gen:
         t = self.t
         heirs = [q.seat for q in t.living() if not (q.idiot_revealed and t.opts.badge_on_death == "must_pass")]
         must = t.opts.badge_on_death == "must_pass" and bool(heirs)
@@ -178,7 +177,7 @@ class Deaths:
             t.say("sheriff", seat=heir, reason="passed",
                   rule="badge_must_pass" if must else "badge_passed")
 
-    def last_words(self: Moderator, p: Player) -> Gen:
+    def last_words(self, p: Player) -> Gen:
         t = self.t
         reason = self.silent_reason(p.seat)
         if reason:
@@ -188,25 +187,49 @@ class Deaths:
         if t.live_speech:  # otherwise nobody is asked: the speech is only the event above
             yield from self.speak(p.seat, "last_words")
 
-    def no_last_words(self: Moderator, p: Player) -> None:
+    def no_last_words(self, p: Player) -> None:
         """The table's last-words rule gives ``p`` none (by the time of death, or the quota is spent): said
         aloud, with the rule, as the judge says "no last words" (who dies when is public already)."""
         t = self.t
         t.say("no_last_words", seat=p.seat, reason="rule", rule=LAST_WORDS_RULE[t.opts.last_words])
 
-    def can_shoot(self: Moderator, p: Player) -> bool:
+    def has_last_words(self, p: Player, like: Player | None = None) -> bool:
+        """RULES.md §3.2.7, §3.3 (6, 7): by the time of death, not its cause."""
+        t = self.t
+        rule = t.opts.last_words
+        if rule == "wolf_quota":
+            if t.last_words_left <= 0:
+                return False
+            t.last_words_left -= 1
+            return True
+        phase = (like or p).death_phase
+        if phase.startswith("day") or phase == "night1":
+            return True
+        if rule == "ff_standard" and phase == "night2":
+            return t.dawn_count == 1
+        return False
+
+    def can_shoot(self, p: Player) -> bool:
         if p.role not in SHOOTERS or p.disabled:
             return False
         opts = self.t.opts
         blocked = opts.hunter_blocked_causes if p.role == "hunter" else opts.wolf_king_blocked_causes
         return p.cause not in blocked
 
-    def shot_refused(self: Moderator, p: Player) -> None:
-        """Log why a dying shooter is not asked to shoot (the table only sees that nobody is shot)."""
+    def shot_refused(self, p: Player) -> None:
+        """Log why a dying shooter is not asked to shoot (the table only sees that nobody is shot); a powerless
+        one is told, alone, as the judge shakes his head at him."""
         rule = SHOT_REFUSED_RULE["disabled" if p.disabled else "cause"]
         self.t.log("ruling", rule=rule, seat=p.seat, cause=p.cause)
+        self.tell_no_power(p)
 
-    def shoot(self: Moderator, p: Player) -> Gen:
+    def tell_no_power(self, q: Player) -> None:
+        """Tell ``q`` alone that the elder penalty took his power (only it disables a good player): at his call
+        by night, and when he would use it (001 規則盲點 (11): 「只不過要向神牌表明不能用技能了」)."""
+        if q.disabled and q.faction == "good":
+            self.t.tell(q.seat, "powers_lost", seat=q.seat, role=q.role, rule="elder_penalty_told")
+
+    def shoot(self, p: Player) -> Gen:
         if not self.can_shoot(p):
             if p.role in SHOOTERS:
                 self.shot_refused(p)

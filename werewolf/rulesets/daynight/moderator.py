@@ -1,40 +1,33 @@
 """The digital moderator (法官) of the day-and-night rulesets.
 
 It runs night and day in turn until a win check ends the game. The rules live
-in the mixins: ``night`` (the steps of each role), ``resolve`` (who dies at
-night), ``day`` (election, speeches, votes), ``deaths`` (chains and
-follow-ups), ``wins``.
+in the parts it is built on, one chain, each importing only the one below it
+(``base``): ``wins``, ``deaths`` (chains and follow-ups), ``resolve`` (who dies
+at night), ``night`` (the steps of each role), ``day`` (election, speeches,
+votes).
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator, Sequence
+from collections.abc import Generator
 from typing import Any
 
 from werewolf.core.decisions import Decision
 from werewolf.core.table import GameOver
-from werewolf.roles import ROLES
+from werewolf.rulesets.daynight.base import Night
 from werewolf.rulesets.daynight.day import DayEnds, DaySteps
-from werewolf.rulesets.daynight.deaths import Deaths
-from werewolf.rulesets.daynight.night import Night, NightSteps, Step
-from werewolf.rulesets.daynight.resolve import ClassicResolution
-from werewolf.rulesets.daynight.state import DayNightTable, Player
-from werewolf.rulesets.daynight.wins import Wins
+from werewolf.rulesets.options import played_with
 
 Gen = Generator[list[Decision], list[Any], Any]
 
 
-class Moderator(Deaths, NightSteps, ClassicResolution, DaySteps, Wins):
-    def __init__(self, t: DayNightTable, night_order: Sequence[Step], stop_after_day: int | None) -> None:
-        self.t = t
-        self.night_order = night_order
-        self.stop_after_day = stop_after_day
-        self.n = Night(0)
-
+class Moderator(DaySteps):
     def play(self) -> Gen:
         """The game: the deal is told, then nights and days follow one another (``rounds``)."""
         t = self.t
-        t.say("game_start", ruleset=t.ruleset, players=t.n, custom_deck=t.custom_deck)
+        # The options the table plays with (those that differ from the ruleset's): a log says which rules held.
+        t.say("game_start", ruleset=t.ruleset, players=t.n, custom_deck=t.custom_deck,
+              options=dict(played_with(t.ruleset, t.opts)))
         for p in t.players:
             t.tell(p.seat, "role", seat=p.seat, role=p.role)
         self.announce_setup()
@@ -85,32 +78,3 @@ class Moderator(Deaths, NightSteps, ClassicResolution, DaySteps, Wins):
 
     def announce_setup(self) -> None:
         """Hook: public facts of the deal a ruleset announces before night 1 (wechat's clans)."""
-
-    def after_first_night(self) -> None:
-        """What Night-1 setup fixes for the rest of the game."""
-        t = self.t
-        # 屠邊 categories as dealt (after the thief's choice): an empty one never counts.
-        t.start_categories = frozenset(self.category(p) for p in t.players)
-        t.last_words_left = sum(1 for p in t.players if p.wolf)
-
-    def lovers_formed(self) -> None:
-        """Hook: a ruleset reacts to the lovers being linked (wechat factions)."""
-
-    def is_wolf_card(self, role: str) -> bool:
-        return ROLES[role].faction == "wolf"
-
-    def has_last_words(self, p: Player, like: Player | None = None) -> bool:
-        """RULES.md §3.2.7, §3.3 (6, 7): by the time of death, not its cause."""
-        t = self.t
-        rule = t.opts.last_words
-        if rule == "wolf_quota":
-            if t.last_words_left <= 0:
-                return False
-            t.last_words_left -= 1
-            return True
-        phase = (like or p).death_phase
-        if phase.startswith("day") or phase == "night1":
-            return True
-        if rule == "ff_standard" and phase == "night2":
-            return t.dawn_count == 1
-        return False

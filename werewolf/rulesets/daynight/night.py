@@ -8,82 +8,34 @@ labels, effects land on σ(label).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-from mypy_extensions import trait
+from collections.abc import Generator, Iterable, Sequence
+from typing import Any
 
 from werewolf.core.decisions import AnyOf, Choice, Decision, Flag, Pair, Target
+from werewolf.rulesets.daynight.base import Night, Step
+from werewolf.rulesets.daynight.resolve import ClassicResolution
 from werewolf.rulesets.daynight.state import DayNightTable, Player
 
-if TYPE_CHECKING:
-    from werewolf.rulesets.daynight.moderator import Moderator
-
 Gen = Generator[list[Decision], list[Any], Any]
-# A step takes the moderator of its ruleset (a Moderator subclass) and the acting player.
-# A step that may ask someone is a generator; one that never asks anybody is a plain function (None).
-StepFn = Callable[[Any, "Player | None"], "Gen | None"]
-
-
-@dataclass(frozen=True)
-class Step:
-    """One line of a night-order table."""
-
-    code: str  # the rule book's step letter
-    role: str  # whose step it is; "" for the moderator's own steps
-    run: StepFn | None  # None: the role is only located (woken, no action)
-    first_night_only: bool = False
-
-
-class Night:
-    """What was chosen tonight: nothing until a step sets it (most nights set few of these)."""
-
-    guard: int | None = None
-    swap: tuple[int, int] | None = None
-    dream: int | None = None
-    wolf: int | None = None
-    charm: int | None = None
-    save: int | None = None  # the label the antidote was used on
-    poison: int | None = None
-    check: int | None = None
-    silence: int | None = None
-    shield: int | None = None
-    infect = False
-    curse: int | None = None
-    same_guard_save_death: int | None = None  # the seat that died to 同守同救 (its death's precise rule)
-
-    def __init__(self, k: int) -> None:
-        self.k = k
-        self.extra_kills: list[tuple[str, int]] = []
-
-    def copy(self) -> Night:
-        """The day still reads the night's choices (a checkpoint at dawn keeps a copy)."""
-        n = Night(self.k)
-        n.extra_kills = list(self.extra_kills)
-        n.guard, n.swap, n.dream, n.wolf, n.charm = self.guard, self.swap, self.dream, self.wolf, self.charm
-        n.save, n.poison, n.check, n.silence, n.shield = self.save, self.poison, self.check, self.silence, self.shield
-        n.infect, n.curse, n.same_guard_save_death = self.infect, self.curse, self.same_guard_save_death
-        return n
-
-    def eff(self, label: int | None) -> int | None:
-        """σ(label): whom a choice of ``label`` affects tonight (the magician's swap)."""
-        if label is None or self.swap is None:
-            return label
-        a, b = self.swap
-        return b if label == a else a if label == b else label
-
-
 # The steps of a night by (moderator class, night order, the cards in the deck, first night): the night order
 # it was worked out from, the steps played, and the steps skipped as their role is not in the deck.
 _STEPS: dict[tuple[type, int, frozenset[str], bool], tuple[Sequence[Step], tuple[Step, ...], tuple[Step, ...]]] = {}
 
 
-@trait
-class NightSteps:
+class NightSteps(ClassicResolution):
     """Mixin of the Moderator: running the night table."""
 
-    def run_night(self: Moderator, k: int) -> Gen:
+    def after_first_night(self) -> None:
+        """What Night-1 setup fixes for the rest of the game."""
+        t = self.t
+        # 屠邊 categories as dealt (after the thief's choice): an empty one never counts.
+        t.start_categories = frozenset(self.category(p) for p in t.players)
+        t.last_words_left = sum(1 for p in t.players if p.wolf)
+
+    def lovers_formed(self) -> None:
+        """Hook: a ruleset reacts to the lovers being linked (wechat factions)."""
+
+    def run_night(self, k: int) -> Gen:
         t = self.t
         t.night = k
         t.phase = f"night{k}"
@@ -107,23 +59,26 @@ class NightSteps:
                 holder = self.step_holder(step)
                 # Every step is called aloud, acted or not (the table must not learn who is dead).
                 t.say("step", step=step.code, role=step.role)
-                if holder is None and not self.step_always(step):
-                    dealt = t.by_role.get(step.role)
-                    t.log("ruling", rule="step_pretended", seat=dealt[0].seat if dealt else None, role=step.role)
+                if holder is None:
+                    self.tell_powerless(step)
+                    if not self.step_always(step):
+                        dealt = t.by_role.get(step.role)
+                        t.log("ruling", rule="step_pretended", seat=dealt[0].seat if dealt else None,
+                              role=step.role)
                 asks = step.run(self, holder) if step.run is not None else None
             if asks is not None:
                 yield from asks
         t.knife_voice = None
 
-    def steps_of_night(self: Moderator, k: int) -> tuple[Step, ...]:
+    def steps_of_night(self, k: int) -> tuple[Step, ...]:
         """This deck's steps: 「未出現在玩家使用牌組內容的角色,該步驟可跳過」 (absent roles skipped)."""
         return self.night_plan(k)[1]
 
-    def steps_skipped(self: Moderator, k: int) -> tuple[Step, ...]:
+    def steps_skipped(self, k: int) -> tuple[Step, ...]:
         """The steps of night ``k`` skipped because no card of their role is in the deck."""
         return self.night_plan(k)[2]
 
-    def night_plan(self: Moderator, k: int) -> tuple[Sequence[Step], tuple[Step, ...], tuple[Step, ...]]:
+    def night_plan(self, k: int) -> tuple[Sequence[Step], tuple[Step, ...], tuple[Step, ...]]:
         first = k == 1
         # The same for every game of a ruleset with these cards: worked out once per deck.
         key = (type(self), id(self.night_order), self.t.in_deck, first)
@@ -139,11 +94,23 @@ class NightSteps:
         plan = _STEPS[key] = (self.night_order, steps, skipped)
         return plan
 
-    def step_always(self: Moderator, step: Step) -> bool:
+    def step_always(self, step: Step) -> bool:
         # The pack wakes whatever the deck (an infected or transformed wolf may join it).
         return step.role == "werewolf"
 
-    def step_holder(self: Moderator, step: Step) -> Player | None:
+    def tell_powerless(self, step: Step) -> None:
+        """After the elder penalty the judge still calls every god and tells him, alone, that he has no power:
+        「法官的發言順序和套路是不變的…只不過要向神牌表明不能用技能了」⟨001⟩. Nobody else hears it."""
+        t = self.t
+        for q in t.by_role.get(step.role, ()):
+            if q.alive and q.disabled and q.faction == "good":  # only the elder penalty disables a good player
+                self.powerless_woken(q)
+                self.tell_no_power(q)
+
+    def powerless_woken(self, q: Player) -> None:
+        """Hook: what a powerless god is still shown when called (the facetoface witch, her victim)."""
+
+    def step_holder(self, step: Step) -> Player | None:
         """The living player who acts at this step, or None: the step is pretended."""
         for p in self.t.by_role.get(step.role, ()):
             if p.alive and not p.disabled:
@@ -158,7 +125,7 @@ def excluding(seats: list[int], banned: Iterable[int | None], rule: str) -> tupl
 
 
 # -- the night steps of each role ------------------------------------------------
-def thief(m: Moderator, p: Player | None) -> Gen:
+def thief(m: NightSteps, p: Player | None) -> Gen:
     """Take one of the two bottom cards (RULES.md §2.1 thief)."""
     t = m.t
     if p is None or p.dealt != "thief":
@@ -183,7 +150,7 @@ def thief(m: Moderator, p: Player | None) -> Gen:
     t.tell(p.seat, "took", seat=p.seat, card=card, role=taken)
 
 
-def cupid(m: Moderator, p: Player | None) -> Gen:
+def cupid(m: NightSteps, p: Player | None) -> Gen:
     t = m.t
     if p is None:
         return
@@ -201,7 +168,7 @@ def cupid(m: Moderator, p: Player | None) -> Gen:
     m.lovers_formed()
 
 
-def lovers(m: Moderator, p: Player | None) -> None:
+def lovers(m: NightSteps, p: Player | None) -> None:
     """The lovers open their eyes and learn each other's seat, not the role."""
     t = m.t
     if t.lovers:
@@ -209,7 +176,7 @@ def lovers(m: Moderator, p: Player | None) -> None:
         t.tell_group([a, b], "lovers", seats=[a, b])
 
 
-def wild_child(m: Moderator, p: Player | None) -> Gen:
+def wild_child(m: NightSteps, p: Player | None) -> Gen:
     t = m.t
     if p is None:
         return
@@ -219,7 +186,7 @@ def wild_child(m: Moderator, p: Player | None) -> Gen:
     t.tell(p.seat, "model", seat=p.seat, target=model)
 
 
-def guard(m: Moderator, p: Player | None) -> Gen:
+def guard(m: NightSteps, p: Player | None) -> Gen:
     t = m.t
     if p is None:
         t.guard_last = None
@@ -242,7 +209,7 @@ def guard_targets(t: DayNightTable) -> tuple[list[int], dict[int, str]]:
     return living, {}
 
 
-def protect(m: Moderator, p: Player, g: int | None) -> None:
+def protect(m: NightSteps, p: Player, g: int | None) -> None:
     """The guard's choice, remembered for ``guard_targets`` (skipping a night clears "last night")."""
     t = m.t
     m.n.guard = g
@@ -252,7 +219,7 @@ def protect(m: Moderator, p: Player, g: int | None) -> None:
         t.log("guarded", seat=p.seat, target=g)
 
 
-def magician(m: Moderator, p: Player | None) -> Gen:
+def magician(m: NightSteps, p: Player | None) -> Gen:
     t = m.t
     if p is None:
         return
@@ -265,7 +232,7 @@ def magician(m: Moderator, p: Player | None) -> Gen:
         t.log("swapped", seat=p.seat, targets=[a, b])
 
 
-def dreamcatcher(m: Moderator, p: Player | None) -> Gen:
+def dreamcatcher(m: NightSteps, p: Player | None) -> Gen:
     t = m.t
     if p is None:
         t.dream_last = None
@@ -277,7 +244,7 @@ def dreamcatcher(m: Moderator, p: Player | None) -> Gen:
     t.log("dreamed", seat=p.seat, target=d)
 
 
-def knife_voices(m: Moderator, members: list[Player]) -> list[int]:
+def knife_voices(m: NightSteps, members: list[Player]) -> list[int]:
     """Who names tonight's kill: the pack, and a wolf who self-destructed today where the table lets him
     (option ``self_destructed_wolf_votes_knife``, 000 「自爆的狼人可進行指刀行動」; set by ``self_destruct``)."""
     voices = [q.seat for q in members]
@@ -287,7 +254,7 @@ def knife_voices(m: Moderator, members: list[Player]) -> list[int]:
     return voices
 
 
-def pack(m: Moderator, p: Player | None) -> Gen:
+def pack(m: NightSteps, p: Player | None) -> Gen:
     """The pack wakes together and names one victim, or none (RULES.md §2.1 werewolf)."""
     t = m.t
     members = t.pack()
@@ -311,7 +278,7 @@ def pack(m: Moderator, p: Player | None) -> Gen:
     t.tell_group(voices, "pack_choice", target=m.n.wolf)
 
 
-def wolf_beauty(m: Moderator, p: Player | None) -> Gen:
+def wolf_beauty(m: NightSteps, p: Player | None) -> Gen:
     t = m.t
     if p is None:
         t.charm_last = None
@@ -327,7 +294,7 @@ def wolf_beauty(m: Moderator, p: Player | None) -> Gen:
         t.log("charmed", seat=p.seat, target=c)
 
 
-def witch(m: Moderator, p: Player | None) -> Gen:
+def witch(m: NightSteps, p: Player | None) -> Gen:
     t = m.t
     if p is None:
         return
@@ -345,7 +312,7 @@ def witch(m: Moderator, p: Player | None) -> Gen:
     use_potions(m, p, used, victim)
 
 
-def ask_potions(m: Moderator, p: Player, asks: list[Decision]) -> Generator[list[Decision], list[Any], list[Any]]:
+def ask_potions(m: NightSteps, p: Player, asks: list[Decision]) -> Generator[list[Decision], list[Any], list[Any]]:
     """Ask for the potions on offer: one choice where only one potion a night is allowed."""
     if not asks:
         return []
@@ -357,7 +324,7 @@ def ask_potions(m: Moderator, p: Player, asks: list[Decision]) -> Generator[list
     return [(d.act, v) for d, v in zip(asks, vals) if v is not None and v is not False]
 
 
-def use_potions(m: Moderator, p: Player, used: list[tuple[str, Any]], victim: int | None) -> None:
+def use_potions(m: NightSteps, p: Player, used: list[tuple[str, Any]], victim: int | None) -> None:
     """Spend the potions: the antidote on ``victim`` (a yes) or on the seat named, the poison on its target."""
     t, n = m.t, m.n
     spent = t.opts.witch_potions_single_use  # else each potion serves again on a later night
@@ -373,7 +340,7 @@ def use_potions(m: Moderator, p: Player, used: list[tuple[str, Any]], victim: in
     t.tell(p.seat, "witch_used", seat=p.seat, save=n.save, poison=n.poison)
 
 
-def seer(m: Moderator, p: Player | None) -> Gen:
+def seer(m: NightSteps, p: Player | None) -> Gen:
     t = m.t
     if p is None:
         return
@@ -385,9 +352,10 @@ def seer(m: Moderator, p: Player | None) -> Gen:
     m.n.check = c
     target = t.p(m.n.eff(c) or c)
     t.emit("check", frozenset({p.seat}), seat=p.seat, target=c, result=m.seer_result(target))
+    m.note_bent_check(c, target)
 
 
-def silencer(m: Moderator, p: Player | None) -> Gen:
+def silencer(m: NightSteps, p: Player | None) -> Gen:
     t = m.t
     if p is None:
         t.silence_last = None
@@ -404,29 +372,31 @@ def silencer(m: Moderator, p: Player | None) -> Gen:
         t.log("silenced", seat=p.seat, target=s)
 
 
-def hunter_signal(m: Moderator, _: Player | None) -> None:
+def hunter_signal(m: NightSteps, _: Player | None) -> None:
     """Step P: the hunter is told whether he could shoot."""
     _shooter_signal(m, "hunter")
 
 
-def wolf_king_signal(m: Moderator, _: Player | None) -> None:
+def wolf_king_signal(m: NightSteps, _: Player | None) -> None:
     """Step U: the wolf king is told whether he could shoot."""
     _shooter_signal(m, "wolf_king")
 
 
-def _shooter_signal(m: Moderator, role: str) -> None:
+def _shooter_signal(m: NightSteps, role: str) -> None:
     t = m.t
     for q in t.by_role.get(role, ()):
         # A holder dying tonight is still woken and told "no" or "yes".
         if q.alive or q.pending:
-            t.tell(q.seat, "can_shoot", seat=q.seat, value=q.alive or m.can_shoot(q), rule="shooter_signal")
+            # A living shooter can shoot unless the elder penalty took his power (001: 「獵人同理」).
+            t.tell(q.seat, "can_shoot", seat=q.seat, value=not q.disabled and (q.alive or m.can_shoot(q)),
+                   rule="shooter_signal")
 
 
-def setup_done(m: Moderator, _: Player | None) -> None:
+def setup_done(m: NightSteps, _: Player | None) -> None:
     """Night-1 setup is over (thief, lovers, models): fix what counts from now on."""
     m.after_first_night()
 
 
-def resolve(m: Moderator, _: Player | None) -> Gen | None:
+def resolve(m: NightSteps, _: Player | None) -> Gen | None:
     """The night's deaths (the ruleset's resolution; a generator where it may ask someone)."""
     return m.resolve_night()

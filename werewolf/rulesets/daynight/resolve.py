@@ -3,26 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Any, Final
-
-from mypy_extensions import trait
+from typing import Any, Final
 
 from werewolf.core.decisions import Decision
+from werewolf.rulesets.daynight.deaths import Deaths
 from werewolf.rulesets.daynight.state import Player
-
-if TYPE_CHECKING:
-    from werewolf.rulesets.daynight.moderator import Moderator
 
 Gen = Generator[list[Decision], list[Any], Any]
 
 _THUMB_UP: Final = frozenset({"hidden_wolf", "cupid"})  # the seer's thumb is up for them whatever their side
 
 
-@trait
-class ClassicResolution:
+class ClassicResolution(Deaths):
     """Mixin of the Moderator for classic and facetoface nights."""
 
-    def resolve_night(self: Moderator) -> Gen | None:
+    def resolve_night(self) -> Gen | None:
         """The night's deaths. Nobody is asked anything: a night death's follow-ups wait for the
         dawn announcement (a ruleset whose resolution asks, wechat's, returns a generator)."""
         t, n = self.t, self.n
@@ -74,7 +69,7 @@ class ClassicResolution:
         self.check_win()
         return None
 
-    def guard_and_save_kill(self: Moderator, seat: int, guarded: bool, saved: bool) -> bool:
+    def guard_and_save_kill(self, seat: int, guarded: bool, saved: bool) -> bool:
         """同守同救: whether a kill that the guard and the antidote both stopped lands after all
         (the option ``same_guard_save_dies``, in every ruleset)."""
         if guarded and saved and self.t.opts.same_guard_save_dies:
@@ -83,7 +78,7 @@ class ClassicResolution:
             return True
         return False
 
-    def kill_stopped(self: Moderator, seat: int, guarded: bool, saved: bool) -> None:
+    def kill_stopped(self, seat: int, guarded: bool, saved: bool) -> None:
         """Log why the pack's victim lives (moderator only: the table hears a peaceful night)."""
         if guarded and saved:
             rule = "same_guard_save_lives"
@@ -91,7 +86,7 @@ class ClassicResolution:
             rule = "guard_protects" if guarded else "antidote_saves"
         self.t.log("ruling", rule=rule, seat=seat)
 
-    def land_kill(self: Moderator, victim: Player, batch: list[Player]) -> None:
+    def land_kill(self, victim: Player, batch: list[Player]) -> None:
         if victim.role == "old_rogue":
             victim.wounded = True
             self.t.log("ruling", rule="old_rogue_wounded", seat=victim.seat)
@@ -101,7 +96,7 @@ class ClassicResolution:
         else:
             self.die(victim, "kill", batch)
 
-    def witch_shown(self: Moderator, witch: Player) -> tuple[bool, int | None]:
+    def witch_shown(self, witch: Player) -> tuple[bool, int | None]:
         """Whether the witch is told tonight's victim, and the label she is shown."""
         t, n = self.t, self.n
         if not t.antidote and not t.opts.witch_informed_after_antidote:
@@ -112,10 +107,10 @@ class ClassicResolution:
                 return False, None  # the elder's first life: the witch is shown nothing
         return True, n.wolf
 
-    def witch_may_save(self: Moderator, witch: Player, victim: int) -> bool:
+    def witch_may_save(self, witch: Player, victim: int) -> bool:
         return victim != witch.seat or self.self_save_refused() is None
 
-    def self_save_refused(self: Moderator) -> str | None:
+    def self_save_refused(self) -> str | None:
         """Why the witch may not use the antidote on herself tonight (option ``witch_self_save``), or None."""
         rule = self.t.opts.witch_self_save
         if rule == "always" or (rule == "first_night_only" and self.n.k == 1):
@@ -124,13 +119,13 @@ class ClassicResolution:
             return "the witch may save herself on the first night only (witch_self_save=first_night_only)"
         return f"the witch may not save herself (witch_self_save={rule})"
 
-    def witch_player(self: Moderator) -> Player | None:
+    def witch_player(self) -> Player | None:
         return self.t.holder("witch")
 
-    def seer_player(self: Moderator) -> Player | None:
+    def seer_player(self) -> Player | None:
         return self.t.holder("seer")
 
-    def seer_result(self: Moderator, target: Player) -> str:
+    def seer_result(self, target: Player) -> str:
         if self.t.opts.seer_model == "village_or_not":
             return "village" if target.faction == "good" else "not_village"
         # The thumb (seer_model good_wolf or wolf_or_not, one rule): down for a wolf card or a wolf-side player,
@@ -140,10 +135,22 @@ class ClassicResolution:
             return "good"
         return "wolf" if target.wolf or self.is_wolf_card(target.role) else "good"
 
-    def elder_penalty(self: Moderator, elder: Player, batch: list[Player]) -> None:
-        """The village killed the elder: every good power is lost (RULES.md §2.1 elder)."""
+    def note_bent_check(self, label: int, target: Player) -> None:
+        """The moderator's note of the rule that bent a check (the seer, told only the thumb, never hears it):
+        the magician's swap showed another player, or the thumb is up for a wolf-side hidden wolf or cupid."""
         t = self.t
-        t.say("elder_penalty", seat=elder.seat, rule="elder_penalty")
+        if target.seat != label:
+            t.log("ruling", rule="seer_sees_swapped", seat=label, target=target.seat)
+        if (t.opts.seer_model != "village_or_not" and target.role in _THUMB_UP
+                and (target.wolf or self.is_wolf_card(target.role))):
+            t.log("ruling", rule="seer_thumb_up_always", seat=target.seat, role=target.role)
+
+    def elder_penalty(self, elder: Player, batch: list[Player]) -> None:
+        """The village killed the elder: every good power is lost (RULES.md §2.1 elder). The moderator's only: the
+        judge announces nothing (the elder's card stays hidden) and tells each god at his next call
+        (``tell_powerless``)."""
+        t = self.t
+        t.log("elder_penalty", seat=elder.seat, rule="elder_penalty")
         for q in t.players:
             if q.faction == "good" and q.role in ("seer", "witch", "hunter", "guard", "idiot"):
                 q.disabled = True

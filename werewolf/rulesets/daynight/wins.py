@@ -7,15 +7,11 @@ winners include its dead members.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NoReturn
-
-from mypy_extensions import trait
+from typing import NoReturn
 
 from werewolf.core.table import GameOver
+from werewolf.rulesets.daynight.base import ModeratorBase
 from werewolf.rulesets.daynight.state import Player, Votes
-
-if TYPE_CHECKING:
-    from werewolf.rulesets.daynight.moderator import Moderator
 
 TEAM_OF_CONDITION = {"bomber": "bomber", "lovers": "lovers", "wolf": "wolves", "good": "village"}
 # The rule that ends the game when a condition holds (the ``rule`` of ``game_over``).
@@ -23,22 +19,21 @@ RULE_OF_CONDITION = {"bomber": "bomber_takes_everyone", "lovers": "lovers_wins",
                      "good": "good_wins"}
 
 
-@trait
-class Wins:
+class Wins(ModeratorBase):
     """Mixin of the Moderator: checking for a winner, ending the game."""
 
-    def check_win(self: Moderator, rule: str | None = None) -> None:
+    def check_win(self, rule: str | None = None) -> None:
         met = self.conditions()
         if met:
             self.decide(met, rule)
 
-    def decide(self: Moderator, met: set[str], rule: str | None = None) -> None:
+    def decide(self, met: set[str], rule: str | None = None) -> None:
         """One winner among the conditions that hold at once, by ``tie_priority`` (RULES.md §0.6, A-57)."""
         for name in self.t.opts.tie_priority:
             if name in met:
                 self.end([TEAM_OF_CONDITION[name]], rule=rule or RULE_OF_CONDITION[name])
 
-    def conditions(self: Moderator) -> set[str]:
+    def conditions(self) -> set[str]:
         """Which teams' win conditions hold now (classic / facetoface)."""
         t = self.t
         mode = t.opts.win_mode
@@ -71,7 +66,7 @@ class Wins:
             met.add("lovers")  # 「場上最後僅剩下1好人及丘比特,則丘比特勝出」
         return met
 
-    def two_team_tu_bian(self: Moderator) -> set[str]:
+    def two_team_tu_bian(self) -> set[str]:
         """The common case in one pass: 屠邊 against all wolves, no lovers."""
         t = self.t
         living = t.living()
@@ -88,7 +83,7 @@ class Wins:
             met.add("good")
         return met
 
-    def check_vote_lock(self: Moderator) -> None:
+    def check_vote_lock(self) -> None:
         """綁票 (option vote_lock_win): a known bloc that outvotes everyone else wins (RULES.md §4.1)."""
         t = self.t
         if not t.opts.vote_lock_win:
@@ -112,7 +107,7 @@ class Wins:
             if ours > theirs and not self.vote_changers(seats):
                 self.end([TEAM_OF_CONDITION[team]], rule="vote_lock")
 
-    def vote_changers(self: Moderator, bloc: set[int]) -> bool:
+    def vote_changers(self, bloc: set[int]) -> bool:
         """「且場上不存在獵人和女巫的毒藥等改變票差的技能」."""
         t = self.t
         for p in t.living():
@@ -126,7 +121,7 @@ class Wins:
                 return True
         return False
 
-    def wolves_prevail(self: Moderator, living: Sequence[Player], wolves: Sequence[Player]) -> bool:
+    def wolves_prevail(self, living: Sequence[Player], wolves: Sequence[Player]) -> bool:
         """The wolves' side of ``win_mode``, for every ruleset: ``wolves`` are the living players who win with them.
 
         屠邊 (tu_bian): every god or every villager is out; 屠城 (tu_cheng): nobody else is alive;
@@ -139,24 +134,24 @@ class Wins:
             return len(wolves) == len(living)
         return self.side_wiped(living)
 
-    def side_wiped(self: Moderator, living: Sequence[Player]) -> bool:
+    def side_wiped(self, living: Sequence[Player]) -> bool:
         """屠邊: every god or every villager is out (a category empty at the deal never counts)."""
         t = self.t
         cats = {self.category(p) for p in living}
         return any(c in t.start_categories and c not in cats for c in ("god", "villager"))
 
-    def category(self: Moderator, p: Player) -> str:
+    def category(self, p: Player) -> str:
         if p.role == "bomber":
             return "god" if self.t.opts.bomber_counts_as_god else "none"
         return p.category
 
-    def lovers_team(self: Moderator) -> frozenset[int]:
+    def lovers_team(self) -> frozenset[int]:
         t = self.t
         if not t.lovers_mixed or t.lovers is None:
             return frozenset()
         return frozenset(t.lovers) | ({t.cupid} if t.cupid is not None else set())
 
-    def cupid_team(self: Moderator) -> str:
+    def cupid_team(self) -> str:
         t = self.t
         if t.lovers_mixed:
             return "lovers"
@@ -164,7 +159,7 @@ class Wins:
             return "wolves" if (t.opts.cupid_double_wolf_team or "wolf") == "wolf" else "village"
         return "village"
 
-    def team_of(self: Moderator, p: Player) -> str:
+    def team_of(self, p: Player) -> str:
         t = self.t
         if p.role == "bomber":
             return "bomber"
@@ -176,11 +171,11 @@ class Wins:
             return "wolves"
         return "village"
 
-    def wins_with(self: Moderator, p: Player, teams: list[str]) -> bool:
+    def wins_with(self, p: Player, teams: list[str]) -> bool:
         """Whether ``p`` is among the winners when ``teams`` win (dead members included)."""
         return self.team_of(p) in teams
 
-    def end(self: Moderator, teams: list[str], rule: str = "") -> NoReturn:
+    def end(self, teams: list[str], rule: str = "") -> NoReturn:
         t = self.t
         self.flush_night_deaths()
         seats = sorted(p.seat for p in t.players if self.wins_with(p, teams))

@@ -601,16 +601,25 @@ function logCard(v, t) {
   const list = el("ol", { class: "log", id: "log" });
   const lines = [];
   v.events.forEach((e, i) => { const s = t.events[i]; if (s) lines.push([e, s, i]); });
+  const table = tableRules(v);
   for (const [e, s, i] of lines.reverse())
-    list.append(el("li", { class: "ev-" + e.type, text: logLine(e, s, v.room) }, e.rule ? whyButton(e.rule, i) : null));
+    list.append(el("li", { class: "ev-" + e.type, text: logLine(e, s, v.room) }, e.rule ? whyButton(e.rule, i, table) : null));
   return el("section", { class: "card" }, el("h2", { text: ui("log") }), list);
 }
 
 // "Why?": the rule of an event already in this phone's view, from the rule book (/api/rules/{rule}):
-// the answer depends on the rule alone, so it tells nothing the view does not hold.
+// the answer depends on the rule and the table's rules alone (its ruleset and the options its game_start
+// announced to everyone), so it tells nothing the view does not hold.
 const WHY = { open: new Set(), text: new Map() };
 
-function whyButton(rule, i) {
+function tableRules(v) {
+  const start = (v.events || []).find((e) => e.type === "game_start");
+  if (!start || !start.ruleset) return "";
+  const q = `&ruleset=${encodeURIComponent(start.ruleset)}`;
+  return start.options ? q + `&options=${encodeURIComponent(JSON.stringify(start.options))}` : q;
+}
+
+function whyButton(rule, i, table = "") {
   const key = `${S.room}:${i}`;
   const box = el("div", { class: "why muted small", "data-rule": rule, "data-key": key });
   const show = (b, r) => b.replaceChildren(el("div", { text: r.text }),
@@ -618,7 +627,7 @@ function whyButton(rule, i) {
     r.proposal ? el("div", { text: r.proposal }) : null);
   // Every box of this line (the log may have been drawn again while the rule was on its way).
   const fill = (r) => { for (const b of document.querySelectorAll(".why")) if (b.dataset.key === key) show(b, r); };
-  const cached = WHY.text.get(`${LANG}:${rule}`);
+  const cached = WHY.text.get(`${LANG}:${rule}${table}`);
   if (WHY.open.has(key) && cached) show(box, cached);
   const button = el("button", { class: "link small why-button", type: "button", text: ui("why"),
     onclick: async () => {
@@ -628,8 +637,9 @@ function whyButton(rule, i) {
         return;
       }
       try {
-        const r = WHY.text.get(`${LANG}:${rule}`) || await api("GET", `/api/rules/${encodeURIComponent(rule)}?lang=${LANG}`);
-        WHY.text.set(`${LANG}:${rule}`, r);
+        const r = WHY.text.get(`${LANG}:${rule}${table}`)
+          || await api("GET", `/api/rules/${encodeURIComponent(rule)}?lang=${LANG}${table}`);
+        WHY.text.set(`${LANG}:${rule}${table}`, r);
         WHY.open.add(key);
         fill(r);
       } catch (err) { toast(err.message); }
