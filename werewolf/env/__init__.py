@@ -6,8 +6,10 @@ step per round of open decisions). Observations are ``{"observation": float32 ve
 "action_mask": int8 vector}``: the vector is the versioned encoding of the seat's view
 (``werewolf.env.encoding``, ``ENCODING_VERSION``), the mask marks the legal actions of one fixed
 Discrete space per ruleset (``werewolf.env.actions``: action 0 is ``wait``, the others stable
-option ids such as ``vote:4``). Rewards: +1 for the winners, −1 for the others, at the end (0 when
-nobody won). ``reset(seed=…)`` replays exactly. Needs the ``rl`` extra (pettingzoo, gymnasium).
+option ids such as ``vote:4``; with ``speech=True`` the seats also speak at their speaking turns,
+``say:claim:seer``, ``say:accuse:5``..., ``werewolf.env.speech``). Rewards: +1 for the winners, −1
+for the others, at the end (0 when nobody won). ``reset(seed=…)`` replays exactly. Needs the ``rl``
+extra (pettingzoo, gymnasium).
 """
 
 from __future__ import annotations
@@ -25,20 +27,24 @@ from werewolf.env.actions import action_space, max_seats, ruleset_roles
 from werewolf.env.aec import WerewolfEnv
 from werewolf.env.encoding import ENCODING_VERSION, SeatEncoder, layout, unflatten
 from werewolf.env.parallel import WerewolfParallelEnv
+from werewolf.env.speech import MAX_STATEMENTS
 
 
 def env(ruleset: str = "classic", deck: str | tuple[str, ...] | list[str] | None = None,
         options: Mapping[str, Any] | None = None, seed: int | None = None, lang: str | None = "en",
-        players: int | None = None, render_mode: str | None = None) -> WerewolfEnv:
-    """An AEC environment of one ruleset's games (``lang=None``: no text in ``infos``, faster)."""
-    return WerewolfEnv(ruleset, deck, options, seed, lang, players, render_mode)
+        players: int | None = None, render_mode: str | None = None, speech: bool = False,
+        max_statements: int = MAX_STATEMENTS) -> WerewolfEnv:
+    """An AEC environment of one ruleset's games (``lang=None``: no text in ``infos``, faster; ``speech``:
+    the seats speak at their speaking turns, ``say:...`` actions, werewolf.env.speech)."""
+    return WerewolfEnv(ruleset, deck, options, seed, lang, players, render_mode, speech, max_statements)
 
 
 def parallel_env(ruleset: str = "classic", deck: str | tuple[str, ...] | list[str] | None = None,
                  options: Mapping[str, Any] | None = None, seed: int | None = None, lang: str | None = "en",
-                 players: int | None = None, render_mode: str | None = None) -> WerewolfParallelEnv:
+                 players: int | None = None, render_mode: str | None = None, speech: bool = False,
+                 max_statements: int = MAX_STATEMENTS) -> WerewolfParallelEnv:
     """A parallel environment of one ruleset's games."""
-    return WerewolfParallelEnv(ruleset, deck, options, seed, lang, players, render_mode)
+    return WerewolfParallelEnv(ruleset, deck, options, seed, lang, players, render_mode, speech, max_statements)
 
 
 raw_env = env

@@ -11,6 +11,8 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from werewolf import i18n
+from werewolf.agents import Host, statement_act, statement_event
+from werewolf.agents.speech import Act, render
 from werewolf.core.decisions import Decision
 from werewolf.core.game import Game, Setup
 from werewolf.env.actions import ActionSpace, action_space
@@ -23,6 +25,7 @@ from werewolf.env.encoding import (
     PublicEncoder,
     size,
 )
+from werewolf.env.speech import HOOKS, MAX_STATEMENTS, SpeechSpace, SpeechTurn, decode
 from werewolf.i18n import narrate
 
 
@@ -39,8 +42,11 @@ class Table:
 
     def __init__(self, ruleset: str, deck: str | tuple[str, ...] | list[str] | None,
                  options: Mapping[str, Any] | None, seed: int | None, lang: str | None,
-                 players: int | None) -> None:
+                 players: int | None, speech: bool = False, max_statements: int = MAX_STATEMENTS) -> None:
         self.ruleset = ruleset
+        self.speech = bool(speech)
+        if speech and not 1 <= max_statements <= 20:
+            raise ValueError(f"max_statements must be from 1 to 20, not {max_statements!r}")
         self.setup = Setup(ruleset, deck=tuple(deck) if isinstance(deck, list) else deck,
                            options=dict(options or {}), players=players)
         self.space: ActionSpace = action_space(ruleset)
@@ -57,6 +63,12 @@ class Table:
         self.wait_mask = np.zeros(self.space.n, dtype=np.int8)
         self.wait_mask[0] = 1
         self.no_mask.flags.writeable = self.wait_mask.flags.writeable = False
+        self.talk = SpeechSpace(ruleset, self.space.index, self.space.n, max_statements)
+        # Who plays the seats the environment does not (the single-agent wrapper's opponents): a
+        # ``Host`` fed the log as far as the environment has read it, and their statements.
+        self.hosted = False  # set before a game (``werewolf.env.single``): a host per game from then on
+        self.host: Host | None = None
+        self.host_game: _Prefix | None = None
 
     def new_game(self, seed: int | None) -> None:
         if seed is not None:
@@ -86,12 +98,21 @@ class Table:
         self.request: list[Decision] = []
         self.queue: list[int] = []
         self.at = 0
+        self.turns: list[tuple[int, str]] = []  # the speaking turns opened by the last hook read, in order
+        self.turn: SpeechTurn | None = None  # the speaking turn open now (speech=True)
+        self.statements: list[Act] = []  # every statement said at this table, in order (a transcript)
+        if self.hosted:
+            self.host_game = _Prefix(self.game)
+            self.host = Host(self.host_game)  # type: ignore[arg-type]
         self.sync()
 
     def sync(self) -> None:
-        """Read the game's new events into the encoders (each event once)."""
+        """Read the game's new events into the encoders (each event once). With speech, reading stops
+        after an event that opens speaking turns: the turns are served before what follows is read."""
         events = self.game.events
         n = len(events)
+        if self.speech and self.cursor < n:
+            n = self._next_hook(events, n)
         if self.cursor < n:
             public, private = self.public.update, self.by_seat
             if self.lang is None:
@@ -117,6 +138,9 @@ class Table:
                             private[s].update(e)
                             seen[s].append(e)
             self.cursor = n
+        if self.turns:
+            self._open_turn()
+            return
         game = self.game
         if game.request is not self.request:
             request = self.request = game.request
@@ -124,14 +148,88 @@ class Table:
             self.queue = [0] if n == 1 else sorted(range(n), key=lambda i: request[i].seat)
             self.at = 0
 
+    def _next_hook(self, events: list[Any], n: int) -> int:
+        """How far to read now: up to and including the next event that opens speaking turns (its turns
+        are queued in ``turns``), or to ``n``."""
+        for i in range(self.cursor, n):
+            e = events[i]
+            if e.to is None and e.type in HOOKS:
+                d = e.data
+                if e.type == "discussion":  # one-night: every seat speaks, in seat order
+                    self.turns = [(s, "discussion") for s in range(1, self.players + 1)]
+                else:
+                    self.turns = [(int(d["seat"]), str(d.get("part", "last_words")))]
+                return i + 1
+        return n
+
+    def _open_turn(self) -> None:
+        seat, part = self.turns.pop(0)
+        self.turn = SpeechTurn(seat, part)
+
+    def _end_turn(self) -> None:
+        self.turn = None
+        if self.turns:
+            self._open_turn()
+        else:
+            self.sync()
+
     def current(self) -> Decision | None:
-        """The next open decision in seat order (None: the game is over)."""
+        """The next open decision in seat order, or the speaking turn open now (None: the game is over)."""
+        if self.turn is not None:
+            return self.turn
         if self.game.over or self.at >= len(self.queue):
             return None
         return self.request[self.queue[self.at]]
 
+    def legal(self, d: Decision) -> tuple[np.ndarray, dict[int, Any], list[str]]:
+        """``d``'s mask, the engine value of each legal action (a speaking turn: none) and the legal ids."""
+        if isinstance(d, SpeechTurn):
+            public = self.public
+            sheriff = np.flatnonzero(public.sheriff)
+            mask = self.talk.mask(d, self.players, public.alive, int(sheriff[0]) + 1 if len(sheriff) else None)
+            ids = self.space.ids
+            return mask, {}, [ids[i] for i in np.flatnonzero(mask)]
+        return self.space.legal(d)
+
+    def say(self, seat: int, acts: list[Act]) -> None:
+        """Put statements of ``seat`` into every seat's public encoding (and the opponents' views)."""
+        if not acts:
+            return
+        host = self.host
+        if host is not None:
+            self.feed_host()
+            acts = host.post(seat, acts)
+            made = host.public[-len(acts):]
+        else:
+            phase = self.game.phase
+            made = [statement_event(a, a.phase or phase) for a in acts]
+        self.statements += acts
+        for e in made:
+            self.public.update(e)
+            if self.lang is not None:
+                for lst in self.seen.values():
+                    lst.append(e)
+
+    def feed_host(self) -> None:
+        """Bring the opponents' host to the events read so far (and no further)."""
+        prefix, host = self.host_game, self.host
+        assert prefix is not None and host is not None
+        have = len(prefix.events)
+        if have < self.cursor:
+            prefix.events += self.game.events[have:self.cursor]
+        host.sync()
+
+    def answer(self, d: Decision, value: Any) -> None:
+        """Answer the engine's decision ``d`` with a legal ``value`` (an opponent's, checked by the caller)."""
+        self.at += 1
+        self.game.answer_value(d, value)
+        self.sync()
+
     def play(self, d: Decision, action: int | None,
              legal_now: tuple[np.ndarray, dict[int, Any], list[str]] | None = None) -> None:
+        if isinstance(d, SpeechTurn):
+            self._speak(d, action, legal_now)
+            return
         mask, values, legal = legal_now or self.space.legal(d)
         i = -1 if action is None else int(action)
         if i not in values:  # the legal actions, and the engine's value of each
@@ -141,6 +239,24 @@ class Table:
         self.at += 1
         self.game.answer_value(d, values[i])
         self.sync()
+
+    def _speak(self, turn: SpeechTurn, action: int | None,
+               legal_now: tuple[np.ndarray, dict[int, Any], list[str]] | None) -> None:
+        mask = (legal_now or self.legal(turn))[0]
+        i = -1 if action is None else int(action)
+        if not (0 <= i < self.space.n and mask[i]):
+            name = self.space.ids[i] if 0 <= i < self.space.n else action
+            raise ValueError(f"action {action} ({name}) is not legal for seat {turn.seat}'s speaking turn "
+                             f"(legal: {', '.join(self.legal(turn)[2])})")
+        if i == self.talk.done:
+            self._end_turn()
+            return
+        act = decode(self.space.ids[i], turn.seat)
+        assert act is not None
+        turn.said.append(i)
+        self.say(turn.seat, [act])
+        if len(turn.said) >= self.talk.max_statements:
+            self._end_turn()
 
     def vector(self, seat: int, d: Decision | None) -> np.ndarray:
         # Three slice copies into a new array: half the time of np.concatenate for these sizes.
@@ -185,10 +301,13 @@ class Table:
         lines, seen = self.lines[seat], self.seen[seat]
         n = len(seen) if upto is None else upto
         for e in seen[len(lines):n]:
-            lines.append(narrate(e.as_json(), lang, seat))  # None: nothing to show this seat
+            if e.type == "statement":  # said at the table: the sentence, as the bots' speech renders it
+                lines.append(render(statement_act(e), lang, speaker=True))
+            else:
+                lines.append(narrate(e.as_json(), lang, seat))  # None: nothing to show this seat
         out = "\n".join(line for line in lines[:n] if line)
         if d is not None:
-            legal = self.space.legal(d)[2]
+            legal = self.legal(d)[2]
             names = " / ".join(i18n.t(f"act.{a}", lang) if i18n.has(f"act.{a}", lang) else a for a in d.acts)
             out += f"\n> {names}: {', '.join(legal)}"
         return out
@@ -198,6 +317,32 @@ class Table:
         if self.lang is None:
             return {"legal": legal}
         return Info(legal, self, seat, d, len(self.seen[seat]))
+
+
+class _Prefix:
+    """The game as far as an environment has read its log: what the opponents' ``Host`` reads (it must
+    not read past a speaking turn the environment serves, or statements would come out of order)."""
+
+    def __init__(self, game: Game) -> None:
+        self.real = game
+        self.setup = game.setup
+        self.events: list[Any] = []
+
+    @property
+    def table(self) -> Any:
+        return self.real.table
+
+    @property
+    def over(self) -> bool:
+        return self.real.over
+
+    @property
+    def phase(self) -> str:
+        return self.real.phase
+
+    @property
+    def request(self) -> list[Decision]:
+        return self.real.request
 
 
 class Info(dict):  # type: ignore[type-arg]
@@ -276,9 +421,10 @@ class WerewolfEnv(SeatSpaces, AECEnv):  # type: ignore[misc]
 
     def __init__(self, ruleset: str = "classic", deck: str | tuple[str, ...] | list[str] | None = None,
                  options: Mapping[str, Any] | None = None, seed: int | None = None, lang: str | None = "en",
-                 players: int | None = None, render_mode: str | None = None) -> None:
+                 players: int | None = None, render_mode: str | None = None, speech: bool = False,
+                 max_statements: int = MAX_STATEMENTS) -> None:
         super().__init__()
-        self.set_table(Table(ruleset, deck, options, seed, lang, players), render_mode)
+        self.set_table(Table(ruleset, deck, options, seed, lang, players, speech, max_statements), render_mode)
         self._seat = {a: i + 1 for i, a in enumerate(self.possible_agents)}
         self._names = ["", *self.possible_agents]  # by seat number
 
@@ -308,7 +454,7 @@ class WerewolfEnv(SeatSpaces, AECEnv):  # type: ignore[misc]
         a = self._names[d.seat]
         self.agent_selection = a
         self._decision = d
-        self._legal = legal = t.space.legal(d)
+        self._legal = legal = t.legal(d)
         self.infos[a] = {"legal": legal[2]} if t.lang is None else t.info(d.seat, d, legal[2])
 
     def step(self, action: int | None) -> None:
@@ -342,7 +488,8 @@ class WerewolfEnv(SeatSpaces, AECEnv):  # type: ignore[misc]
         if d is not None:
             return {"observation": self.t.vector(seat, d), "action_mask": self._legal[0]}
         t = self.t  # the masks are read-only arrays, shared
-        return {"observation": t.final(seat) if t.game.over else t.vector(seat, None), "action_mask": t.no_mask}
+        ended = t.game.over and t.turn is None
+        return {"observation": t.final(seat) if ended else t.vector(seat, None), "action_mask": t.no_mask}
 
     def render(self) -> str | None:
         if self.render_mode != "ansi":

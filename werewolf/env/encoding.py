@@ -32,12 +32,17 @@ private (what this seat was told)
     lovers N       the lovers it was told of
     victim N       the pack's victim it was told of (the witch; the pack's choice)
 decision
-    act A          one-hot: the act of the decision this seat owes now (none: all 0)
+    act A          one-hot: the act of the decision this seat owes now (none: all 0; ``say``: its speaking turn)
     interrupt 1    1 when that decision is an interrupt (a self-destruct, a duel)
 
 The encoders only ever read the events they have not read (``SeatEncoder.update(view.new_events())``):
-nothing rescans the log. Statements reach the public part only where a ``Host`` puts them in the
-views (agents that speak); the environments' seats do not speak.
+nothing rescans the log. Statements reach the public part where a ``Host`` puts them in the views
+(agents that speak) and, in the environments, where seats speak (``speech=True``: the ``say:...``
+actions of ``werewolf.env.speech``) or opponents do (``werewolf.env.single``).
+
+Versions: 1, the first. 2: the action spaces gained the speech actions (``say:...``, appended), so
+``A`` counts the act ``say`` too: the ``act`` field has one more entry (in its sorted place) and
+``interrupt`` moves by one; every other field is unchanged.
 """
 
 from __future__ import annotations
@@ -52,7 +57,7 @@ from werewolf.core.decisions import Decision
 from werewolf.core.events import Event
 from werewolf.env.actions import action_space, max_seats, ruleset_roles
 
-ENCODING_VERSION = 1
+ENCODING_VERSION = 2
 CENTER = 3
 ROUNDS = 3
 
