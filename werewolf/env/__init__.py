@@ -1,4 +1,4 @@
-"""Werewolf for reinforcement learning: PettingZoo environments over the engine.
+"""Werewolf for reinforcement learning: PettingZoo environments over the engine, and a gymnasium one.
 
 ``env(ruleset=…, deck=…, options=…, seed=…, lang=…)`` is an AEC environment (one seat acts at a
 time; simultaneous decisions are served in seat order), ``parallel_env(...)`` a parallel one (one
@@ -10,6 +10,10 @@ option ids such as ``vote:4``; with ``speech=True`` the seats also speak at thei
 ``say:claim:seer``, ``say:accuse:5``..., ``werewolf.env.speech``). Rewards: +1 for the winners, −1
 for the others, at the end (0 when nobody won). ``reset(seed=…)`` replays exactly. Needs the ``rl``
 extra (pettingzoo, gymnasium).
+
+``single(ruleset=…, deck=…, seat_or_side=…, opponents="heuristic")`` is a single-agent gymnasium
+environment: the policy plays one seat (or a seat of one side), agent kinds the others
+(``werewolf.env.single``; registered as ``werewolf/SingleSeat-v0``).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 try:
-    import gymnasium  # noqa: F401
+    import gymnasium
     import pettingzoo  # noqa: F401
 except ImportError as e:  # pragma: no cover - the rl extra is missing
     raise ImportError(f"werewolf.env needs the rl extra: pip install 'werewolf[rl]' ({e})") from e
@@ -27,6 +31,7 @@ from werewolf.env.actions import action_space, max_seats, ruleset_roles
 from werewolf.env.aec import WerewolfEnv
 from werewolf.env.encoding import ENCODING_VERSION, SeatEncoder, layout, unflatten
 from werewolf.env.parallel import WerewolfParallelEnv
+from werewolf.env.single import SingleSeatEnv, single
 from werewolf.env.speech import MAX_STATEMENTS
 
 
@@ -49,5 +54,10 @@ def parallel_env(ruleset: str = "classic", deck: str | tuple[str, ...] | list[st
 
 raw_env = env
 
-__all__ = ["env", "parallel_env", "raw_env", "WerewolfEnv", "WerewolfParallelEnv", "ENCODING_VERSION",
-           "SeatEncoder", "layout", "unflatten", "action_space", "max_seats", "ruleset_roles"]
+# ``gymnasium.make("werewolf/SingleSeat-v0", ruleset=..., seat_or_side=..., opponents=...)`` and make_vec.
+if "werewolf/SingleSeat-v0" not in gymnasium.registry:
+    gymnasium.register("werewolf/SingleSeat-v0", entry_point="werewolf.env.single:SingleSeatEnv",
+                       disable_env_checker=True)
+
+__all__ = ["env", "parallel_env", "raw_env", "single", "SingleSeatEnv", "WerewolfEnv", "WerewolfParallelEnv",
+           "ENCODING_VERSION", "SeatEncoder", "layout", "unflatten", "action_space", "max_seats", "ruleset_roles"]

@@ -166,7 +166,7 @@ class Table:
         seat, part = self.turns.pop(0)
         self.turn = SpeechTurn(seat, part)
 
-    def _end_turn(self) -> None:
+    def end_turn(self) -> None:
         self.turn = None
         if self.turns:
             self._open_turn()
@@ -249,14 +249,14 @@ class Table:
             raise ValueError(f"action {action} ({name}) is not legal for seat {turn.seat}'s speaking turn "
                              f"(legal: {', '.join(self.legal(turn)[2])})")
         if i == self.talk.done:
-            self._end_turn()
+            self.end_turn()
             return
         act = decode(self.space.ids[i], turn.seat)
         assert act is not None
         turn.said.append(i)
         self.say(turn.seat, [act])
         if len(turn.said) >= self.talk.max_statements:
-            self._end_turn()
+            self.end_turn()
 
     def vector(self, seat: int, d: Decision | None) -> np.ndarray:
         # Three slice copies into a new array: half the time of np.concatenate for these sizes.
