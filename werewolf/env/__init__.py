@@ -13,7 +13,10 @@ extra (pettingzoo, gymnasium).
 
 ``single(ruleset=…, deck=…, seat_or_side=…, opponents="heuristic")`` is a single-agent gymnasium
 environment: the policy plays one seat (or a seat of one side), agent kinds the others
-(``werewolf.env.single``; registered as ``werewolf/SingleSeat-v0``).
+(``werewolf.env.single``; registered as ``werewolf/SingleSeat-v0``); ``vector(num_envs, ...)`` many
+of them through gymnasium's vector API (``werewolf.env.vector``). Every environment's ``state()``
+is the whole hidden state, for centralised critics at training time only; environments and games
+pickle (``werewolf.core.game.Game.__reduce__``).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from werewolf.env.encoding import ENCODING_VERSION, SeatEncoder, layout, unflatt
 from werewolf.env.parallel import WerewolfParallelEnv
 from werewolf.env.single import SingleSeatEnv, single
 from werewolf.env.speech import MAX_STATEMENTS
+from werewolf.env.vector import vector
 
 
 def env(ruleset: str = "classic", deck: str | tuple[str, ...] | list[str] | None = None,
@@ -59,5 +63,5 @@ if "werewolf/SingleSeat-v0" not in gymnasium.registry:
     gymnasium.register("werewolf/SingleSeat-v0", entry_point="werewolf.env.single:SingleSeatEnv",
                        disable_env_checker=True)
 
-__all__ = ["env", "parallel_env", "raw_env", "single", "SingleSeatEnv", "WerewolfEnv", "WerewolfParallelEnv",
+__all__ = ["env", "parallel_env", "raw_env", "single", "SingleSeatEnv", "vector", "WerewolfEnv", "WerewolfParallelEnv",
            "ENCODING_VERSION", "SeatEncoder", "layout", "unflatten", "action_space", "max_seats", "ruleset_roles"]

@@ -142,6 +142,9 @@ class ActionSpace:
         self.acts = tuple(sorted({a.split(":", 1)[0] for a in ids[1:]}))
         self._cache: dict[tuple[Any, ...], tuple[np.ndarray, dict[int, Any], list[str]]] = {}
 
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return (action_space, (self.ruleset,))  # the stored space, shared (its cache is not worth pickling)
+
     def legal(self, d: Decision) -> tuple[np.ndarray, dict[int, Any], list[str]]:
         """``d``'s mask (int8, 1 = legal), the engine value of each legal action, and the legal ids.
 

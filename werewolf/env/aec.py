@@ -15,7 +15,7 @@ from werewolf.agents import Host, statement_act, statement_event
 from werewolf.agents.speech import Act, render
 from werewolf.core.decisions import Decision
 from werewolf.core.game import Game, Setup
-from werewolf.env.actions import ActionSpace, action_space
+from werewolf.env.actions import ActionSpace, action_space, max_seats
 from werewolf.env.encoding import (
     ENCODING_VERSION,
     PRIVATE_TYPES,
@@ -24,6 +24,8 @@ from werewolf.env.encoding import (
     PrivateEncoder,
     PublicEncoder,
     size,
+    state_size,
+    true_state,
 )
 from werewolf.env.speech import HOOKS, MAX_STATEMENTS, SpeechSpace, SpeechTurn, decode
 from werewolf.i18n import narrate
@@ -63,6 +65,8 @@ class Table:
         self.wait_mask = np.zeros(self.space.n, dtype=np.int8)
         self.wait_mask[0] = 1
         self.no_mask.flags.writeable = self.wait_mask.flags.writeable = False
+        self.max_seats = max_seats(ruleset)
+        self.state_size = state_size(ruleset)
         self.talk = SpeechSpace(ruleset, self.space.index, self.space.n, max_statements)
         # Who plays the seats the environment does not (the single-agent wrapper's opponents): a
         # ``Host`` fed the log as far as the environment has read it, and their statements.
@@ -286,6 +290,30 @@ class Table:
         self.handed[seat] = True
         return block[seat - 1]
 
+    def state(self) -> np.ndarray:
+        """The whole hidden state, encoded (``encoding.state_layout``): for centralised critics at training
+        time only. It holds every seat's role and private knowledge: never a policy's input at play."""
+        out = np.zeros(self.state_size, dtype=np.float32)
+        a, b = self.cut
+        out[:a] = self.public.buf
+        q = b - a
+        for s in range(1, self.players + 1):
+            out[a + (s - 1) * q:a + s * q] = self.by_seat[s].buf
+        true_state(self.game, self.ruleset, out[a + self.max_seats * q:])
+        return out
+
+    # -- pickling: a game's open decisions are the engine's objects, made again when it is unpickled --
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        # Whether the game's request was read yet (a speaking turn holds the reading back): a read one is
+        # the unpickled game's request, one not read yet is read there as here, at the turn's end.
+        state["request"] = hasattr(self, "game") and self.request is self.game.request
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.request = self.game.request if state["request"] else []
+
     def rewards(self) -> dict[int, float]:
         """+1 for the winners, -1 for the others; 0 for all when nobody won (a stopped game)."""
         result = self.game.result
@@ -353,6 +381,9 @@ class Info(dict):  # type: ignore[type-arg]
         super().__init__(legal=legal)
         self._text: tuple[Table, int, Decision | None, int] | None = (table, seat, d, upto)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (dict, (), None, None, iter(dict(self, text=self.get("text")).items()))  # the text made now
+
     def __missing__(self, key: str) -> Any:
         if key == "text" and self._text is not None:
             table, seat, d, upto = self._text
@@ -391,6 +422,13 @@ class SeatSpaces:
             "action_mask": spaces.Box(0, 1, (n,), np.int8),
         })
         self.action_ids = table.space.ids  # action i is the option id action_ids[i]
+        self.state_space = spaces.Box(0.0, np.inf, (table.state_size,), np.float32)
+
+    def state(self) -> np.ndarray:
+        """The whole hidden state of the game, encoded (``werewolf.env.encoding.state_layout``): every seat's
+        role and private view. For centralised critics (CTDE) at training time ONLY: a policy that acts
+        must be given its seat's observation, never this."""
+        return self.t.state()
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self._observation_space
@@ -468,6 +506,18 @@ class WerewolfEnv(SeatSpaces, AECEnv):  # type: ignore[misc]
         self.infos[a] = {}
         self.t.play(d, action, self._legal)
         self._select()  # rewards come at the end only: accumulated there
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_decision"] = state["_legal"] = None  # the engine's objects: found again in the unpickled game
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if hasattr(self.t, "game"):  # reset before it was pickled: the selected seat's decision, as ``_select``
+            d = self._decision = self.t.current()
+            if d is not None:
+                self._legal = self.t.legal(d)
 
     def _step_out(self, a: str, action: int | None) -> None:
         """A seat leaves the finished game (PettingZoo's ``_was_dead_step``, for a game whose seats

@@ -35,6 +35,16 @@ class WerewolfParallelEnv(SeatSpaces, ParallelEnv):  # type: ignore[misc]
         self.set_table(Table(ruleset, deck, options, seed, lang, players, speech, max_statements), render_mode)
         self.agents: list[str] = []
 
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_pending"] = None  # the engine's objects: found again in the unpickled game
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if "_pending" in state and hasattr(self.t, "game"):
+            self._pending = self._owed()
+
     def _owed(self) -> dict[int, Decision]:
         """Each seat's first open decision, from the serving queue's position on."""
         t = self.t

@@ -32,21 +32,11 @@ from werewolf.agents import Agent, RandomAgent
 from werewolf.agents.kinds import SIDES, build, check_kind, kinds_by_seat
 from werewolf.core.errors import SetupError
 from werewolf.env.aec import Table
-from werewolf.env.encoding import ENCODING_VERSION
+from werewolf.env.encoding import ENCODING_VERSION, side_of
 from werewolf.env.speech import MAX_STATEMENTS, SpeechTurn
 
 Opponents = str | Mapping[int | str, str]
 DEALS = 100  # deals tried for one with a seat of the side asked (a one-night werewolf may lie in the centre)
-
-
-def side_of(role: str) -> str:
-    """``wolves``, ``village`` or ``others``: the side a dealt card plays for (as ``--bots`` has it)."""
-    from werewolf.sim.config import team_key
-
-    try:
-        return team_key(role)
-    except KeyError:
-        return "others"
 
 
 def _rules(opponents: Opponents) -> tuple[tuple[tuple[str, ...], str], ...]:
@@ -88,6 +78,7 @@ class SingleSeatEnv(gymnasium.Env):  # type: ignore[type-arg]
         n = self.t.space.n
         self.action_space = spaces.Discrete(n)
         self.observation_space = spaces.Box(0.0, np.inf, (self.t.size,), np.float32)
+        self.state_space = spaces.Box(0.0, np.inf, (self.t.state_size,), np.float32)
         self.action_ids = self.t.space.ids
         self.seat = 0
         self.side = ""
@@ -137,6 +128,23 @@ class SingleSeatEnv(gymnasium.Env):  # type: ignore[type-arg]
             reward = self.t.rewards()[self.seat]
             return obs, reward, True, False, info
         return obs, 0.0, False, False, info
+
+    def state(self) -> np.ndarray:
+        """The whole hidden state, encoded (``werewolf.env.encoding.state_layout``): for a centralised
+        critic at training time ONLY, never the policy's input."""
+        return self.t.state()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state.pop("_legal", None)  # the engine's objects: found again in the unpickled game
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if hasattr(self.t, "game"):
+            d = self.t.current()
+            if d is not None:
+                self._legal = self.t.legal(d)
 
     def render(self) -> str | None:
         if self.render_mode != "ansi":
