@@ -446,3 +446,28 @@ def test_every_speech_action_is_in_the_stored_space_after_the_old_ids(ruleset: s
     first_say = min(ids.index(i) for i in speech_ids(ruleset))
     assert set(speech_ids(ruleset)) <= set(ids)
     assert all(i.startswith("say:") for i in ids[first_say:])  # appended: the old indices kept their meaning
+
+
+@pytest.mark.parametrize("ruleset", list(DECKS))
+def test_the_masks_made_from_seats_are_the_ones_made_from_the_options(ruleset: str) -> None:
+    """Seat choices (``Target``) get their mask, values and ids straight from their seats (the fast path
+    of ``ActionSpace.legal``): the same as from ``options()`` by id, values included."""
+    from werewolf.core import Game, Setup
+    from werewolf.core.decisions import Target
+
+    space = action_space(ruleset)
+    seen = 0
+    for seed in range(3):
+        game = Game(Setup(ruleset, deck=DECKS[ruleset], seed=seed))
+        rng = random.Random(seed)
+        while not game.over:
+            for d in game.request:
+                if type(d) is Target:
+                    mask, values, legal = space.legal(d)
+                    opts = d.options()
+                    assert legal == [option_id(m) for m in opts]
+                    assert values == {space.index[option_id(m)]: d.value(m) for m in opts}
+                    assert set(np.flatnonzero(mask)) == set(values)
+                    seen += 1
+            game.answer_all([d.random_value(rng) for d in game.request])
+    assert seen > 5

@@ -86,12 +86,14 @@ class Table:
         self.game = Game(self.setup.with_seed(game_seed))
         if not hasattr(self, "public"):
             self.public = PublicEncoder(self.ruleset)
-            self.private = {s: PrivateEncoder(self.ruleset, s) for s in range(1, self.players + 1)}
-            self.by_seat = [self.private[1], *self.private.values()]  # by seat number (index 0: unused)
+            self._private_block()
         else:  # the same buffers, zeroed: a reset per game costs no allocation
-            self.public.reset()
-            for enc in self.private.values():
-                enc.reset()
+            self.public.buf[:] = 0.0
+            privates = self.privates
+            privates[:] = 0.0
+            privates[self._diagonal] = 1.0  # each seat's one-hot, the first field of its part
+            for enc in self.by_seat:
+                enc.current = enc.current_i = None
         self.cursor = 0
         self.ended: np.ndarray | None = None  # the observations of the finished game (``final``)
         self.handed: list[bool] = []
@@ -121,14 +123,15 @@ class Table:
             public, private = self.public.update, self.by_seat
             if self.lang is None:
                 # Only the events an encoder reads (most of a log, the night's steps and the turns, are not).
+                apply = self.public.apply
                 for e in events[self.cursor:n]:
-                    to = e.to
+                    to, t = e.to, e.type
                     if to is None:
-                        if e.type in PUBLIC_TYPES:
-                            public(e)
-                    elif e.type in PRIVATE_TYPES:
+                        if t in PUBLIC_TYPES:
+                            apply(t, e.data)
+                    elif t in PRIVATE_TYPES:
                         for s in to:  # a seat of the audience is a seat of the game (never 0)
-                            private[s].update(e)
+                            private[s].apply(t, e.data)
             else:
                 seen = self.seen
                 for e in events[self.cursor:n]:
@@ -151,6 +154,19 @@ class Table:
             n = len(request)
             self.queue = [0] if n == 1 else sorted(range(n), key=lambda i: request[i].seat)
             self.at = 0
+
+    def _private_block(self, old: dict[int, PrivateEncoder] | None = None) -> None:
+        """Every seat's private part as the rows of one block (zeroed at once at each reset); ``old``: the
+        encoders to take the contents of (an unpickled table's)."""
+        seats = range(1, self.players + 1)
+        self.privates = np.zeros((self.players, self.cut[1] - self.cut[0]), dtype=np.float32)
+        self._diagonal = (np.arange(self.players), np.arange(self.players))
+        self.private = {s: PrivateEncoder(self.ruleset, s, self.privates[s - 1]) for s in seats}
+        if old is not None:
+            for s, enc in self.private.items():
+                enc.buf[:] = old[s].buf
+                enc.current, enc.current_i = old[s].current, old[s].current_i
+        self.by_seat = [self.private[1], *self.private.values()]  # by seat number (index 0: unused)
 
     def _next_hook(self, events: list[Any], n: int) -> int:
         """How far to read now: up to and including the next event that opens speaking turns (its turns
@@ -231,7 +247,7 @@ class Table:
 
     def play(self, d: Decision, action: int | None,
              legal_now: tuple[np.ndarray, dict[int, Any], list[str]] | None = None) -> None:
-        if isinstance(d, SpeechTurn):
+        if type(d) is SpeechTurn:
             self._speak(d, action, legal_now)
             return
         mask, values, legal = legal_now or self.space.legal(d)
@@ -281,8 +297,7 @@ class Table:
             block = self.ended = np.empty((n, self.size), dtype=np.float32)
             a, b = self.cut
             block[:, :a] = self.public.buf
-            for s in range(1, n + 1):
-                block[s - 1, a:b] = self.by_seat[s].buf
+            block[:, a:b] = self.privates
             block[:, b:] = self.decisions.encode(None)
             self.handed = [False] * (n + 1)
         if self.handed[seat]:  # (its row is the policy's now, changed or not)
@@ -297,8 +312,7 @@ class Table:
         a, b = self.cut
         out[:a] = self.public.buf
         q = b - a
-        for s in range(1, self.players + 1):
-            out[a + (s - 1) * q:a + s * q] = self.by_seat[s].buf
+        out[a:a + self.players * q] = self.privates.ravel()
         true_state(self.game, self.ruleset, out[a + self.max_seats * q:])
         return out
 
@@ -313,6 +327,8 @@ class Table:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self.request = self.game.request if state["request"] else []
+        if "private" in state:  # the encoders were pickled apart from the block: made its rows again
+            self._private_block(state["private"])
 
     def rewards(self) -> dict[int, float]:
         """+1 for the winners, -1 for the others; 0 for all when nobody won (a stopped game)."""
@@ -475,24 +491,36 @@ class WerewolfEnv(SeatSpaces, AECEnv):  # type: ignore[misc]
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self.final_rewards: dict[str, float] = {}  # every seat's reward, once the game is over
+        self._rewards_out = False  # the rewards of the end are in ``rewards`` (zeroed as the first seat leaves)
+        self._decision: Decision | None = None
         self._select()
 
     def _select(self) -> None:
         t = self.t
-        d = t.current()
+        # ``t.current()`` and ``t.legal(d)``, inlined: this runs at every step.
+        turn = t.turn
+        if turn is not None:
+            d: Decision | None = turn
+            legal = t.legal(turn)
+        elif t.game.over or t.at >= len(t.queue):
+            d = None
+        else:
+            d = t.request[t.queue[t.at]]
+            legal = t.space.legal(d)
         if d is None:
             self.final_rewards = {agent_name(s): r for s, r in t.rewards().items()}
             for a, r in self.final_rewards.items():
                 self.rewards[a] = r
                 self.terminations[a] = True
             self.agent_selection = self.agents[0]
-            self._decision: Decision | None = None
+            self._decision = None
             self._accumulate_rewards()
+            self._rewards_out = True
             return
         a = self._names[d.seat]
         self.agent_selection = a
         self._decision = d
-        self._legal = legal = t.legal(d)
+        self._legal = legal
         self.infos[a] = {"legal": legal[2]} if t.lang is None else t.info(d.seat, d, legal[2])
 
     def step(self, action: int | None) -> None:
@@ -504,7 +532,14 @@ class WerewolfEnv(SeatSpaces, AECEnv):  # type: ignore[misc]
         assert d is not None
         self._cumulative_rewards[a] = 0.0
         self.infos[a] = {}
-        self.t.play(d, action, self._legal)
+        t = self.t
+        values = self._legal[1]
+        if t.turn is None and action in values and type(action) is int:  # ``t.play``, inlined: every step
+            t.at += 1
+            t.game.answer_value(d, values[action])
+            t.sync()
+        else:  # a speaking turn, an action of another type (numpy's), or an illegal one (refused there)
+            t.play(d, action, self._legal)
         self._select()  # rewards come at the end only: accumulated there
 
     def __getstate__(self) -> dict[str, Any]:
@@ -525,12 +560,33 @@ class WerewolfEnv(SeatSpaces, AECEnv):  # type: ignore[misc]
         if action is not None:
             raise ValueError("when an agent is dead, the only valid action is None")
         del self.terminations[a], self.truncations[a], self.rewards[a], self._cumulative_rewards[a], self.infos[a]
-        self.agents.remove(a)
-        if self.agents:
-            self.agent_selection = self.agents[0]
-        rewards = self.rewards
-        for k in rewards:  # given once, at the end (``_cumulative_rewards`` keeps them for ``last``)
-            rewards[k] = 0.0
+        agents = self.agents
+        if agents[0] == a:
+            del agents[0]
+        else:
+            agents.remove(a)
+        if agents:
+            self.agent_selection = agents[0]
+        if self._rewards_out:  # given once, at the end (``_cumulative_rewards`` keeps them for ``last``)
+            self._rewards_out = False
+            rewards = self.rewards
+            for k in rewards:
+                rewards[k] = 0.0
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last``, with the selected seat's observation made inline (every step reads it)."""
+        a = self.agent_selection
+        obs: Any = None
+        if observe:
+            d = self._decision
+            t = self.t
+            if d is not None:
+                obs = {"observation": t.vector(self._seat[a], d), "action_mask": self._legal[0]}
+            elif t.game.over and t.turn is None:  # the seats leaving the finished game
+                obs = {"observation": t.final(self._seat[a]), "action_mask": t.no_mask}
+            else:
+                obs = self.observe(a)
+        return obs, self._cumulative_rewards[a], self.terminations[a], self.truncations[a], self.infos[a]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]

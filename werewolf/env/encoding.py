@@ -112,9 +112,11 @@ def unflatten(ruleset: str, vector: np.ndarray) -> dict[str, np.ndarray]:
     return {name: vector[a:b].reshape(shape) for name, (a, b, shape) in layout(ruleset).items()}
 
 
-def _fields(ruleset: str, part: str) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def _fields(ruleset: str, part: str, buf: np.ndarray | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     start, stop = _split(ruleset, part)
-    buf = np.zeros(stop - start, dtype=np.float32)
+    if buf is None:
+        buf = np.zeros(stop - start, dtype=np.float32)
+    assert buf.shape == (stop - start,) and buf.dtype == np.float32
     views = {name: buf[a - start:b - start].reshape(shape) for name, (a, b, shape) in layout(ruleset).items()
              if start <= a < stop}
     return buf, views
@@ -151,9 +153,11 @@ class PublicEncoder:
             self.revealed[int(seat) - 1, i] = 1.0
 
     def update(self, e: Event) -> None:
-        t, d = e.type, e.data
-        if t not in PUBLIC_TYPES:  # most of the log (speaking turns, night steps) changes nothing here
-            return
+        if e.type in PUBLIC_TYPES:  # most of the log (speaking turns, night steps) changes nothing here
+            self.apply(e.type, e.data)
+
+    def apply(self, t: str, d: dict[str, Any]) -> None:
+        """Read a public event of a type in ``PUBLIC_TYPES`` (``update`` without the check)."""
         if t == "statement":
             self._statement(d)
         elif t == "votes" and "ballots" in d:  # a secret ballot tells only the tally
@@ -222,12 +226,13 @@ class PublicEncoder:
 class PrivateEncoder:
     """One seat's private part, fed the events told to that seat."""
 
-    def __init__(self, ruleset: str, seat: int) -> None:
+    def __init__(self, ruleset: str, seat: int, buf: np.ndarray | None = None) -> None:
+        """``buf``: where to keep the part (a row of a table's block of every seat's, reset at once)."""
         self.ruleset = ruleset
         self.roles = {r: i for i, r in enumerate(ruleset_roles(ruleset))}
         self.n = max_seats(ruleset)
         self.me = seat
-        self.buf, f = _fields(ruleset, "private")
+        self.buf, f = _fields(ruleset, "private", buf)
         f["seat"][seat - 1] = 1.0
         self.role, self.known_role, self.known_team = f["role"], f["known_role"], f["known_team"]
         self.center, self.lovers, self.victim = f["center"], f["lovers"], f["victim"]
@@ -273,9 +278,11 @@ class PrivateEncoder:
             self.center[card - 1, i] = 1.0
 
     def update(self, e: Event) -> None:
-        t, d = e.type, e.data
-        if t not in PRIVATE_TYPES:
-            return
+        if e.type in PRIVATE_TYPES:
+            self.apply(e.type, e.data)
+
+    def apply(self, t: str, d: dict[str, Any]) -> None:
+        """Read an event of a type in ``PRIVATE_TYPES`` told to this seat (``update`` without the check)."""
         if t == "role" or t == "took" or t == "own_card":
             if d.get("seat") == self.me:
                 self._own(d.get("role"))
