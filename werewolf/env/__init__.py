@@ -32,6 +32,7 @@ except ImportError as e:  # pragma: no cover - the rl extra is missing
 
 from werewolf.env.actions import action_space, max_seats, ruleset_roles
 from werewolf.env.aec import WerewolfEnv
+from werewolf.env.baselines import UniformPolicy, random_kind, uniform
 from werewolf.env.encoding import ENCODING_VERSION, SeatEncoder, layout, unflatten
 from werewolf.env.parallel import WerewolfParallelEnv
 from werewolf.env.single import SingleSeatEnv, single
@@ -64,4 +65,5 @@ if "werewolf/SingleSeat-v0" not in gymnasium.registry:
                        disable_env_checker=True)
 
 __all__ = ["env", "parallel_env", "raw_env", "single", "SingleSeatEnv", "vector", "WerewolfEnv", "WerewolfParallelEnv",
-           "ENCODING_VERSION", "SeatEncoder", "layout", "unflatten", "action_space", "max_seats", "ruleset_roles"]
+           "ENCODING_VERSION", "SeatEncoder", "uniform", "UniformPolicy", "random_kind", "layout", "unflatten",
+           "action_space", "max_seats", "ruleset_roles"]

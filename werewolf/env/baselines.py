@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from werewolf.agents import choice_key
 from werewolf.env.speech import SpeechTurn
 
 
@@ -72,19 +73,12 @@ def random_kind(env: Any, rng: random.Random) -> int:
         raise ValueError("no decision is open (the game is over)")
     if isinstance(d, SpeechTurn):
         return int(t.talk.done)
-    value = _plain(d.random_value(rng))
+    value = choice_key(d.random_value(rng))
     values: dict[int, Any] = env._legal[1]
     for i, v in values.items():
-        if _plain(v) == value:
+        if choice_key(v) == value:
             return i
     raise AssertionError(f"{d!r}: the random value {value!r} is no legal action's")  # pragma: no cover
-
-
-def _plain(v: Any) -> Any:
-    """A value compared as a set where it is a choice of seats (a pair or subset drawn in any order)."""
-    if isinstance(v, tuple) and all(isinstance(x, int) for x in v):
-        return tuple(sorted(v))
-    return v
 
 
 __all__ = ["legal_actions", "uniform", "UniformPolicy", "random_kind"]
