@@ -354,6 +354,10 @@ def test_statements_said_reach_every_seats_encoding_in_their_place(ruleset: str)
             ids = [e.action_ids[i] for i in legal]
             assert all(i.startswith("say:") for i in ids) and "say:done" in ids
             assert f"say:accuse:{seat}" not in ids and f"say:vouch:{seat}" not in ids
+            deck = {*e.game.dealt, *(getattr(e.game.table, "center", None) or ())}
+            claimed = {i.split(":")[2] for i in ids if i.startswith("say:claim:")}
+            before_claims = {e.action_ids[i].split(":")[2] for i in d.said if e.action_ids[i].startswith("say:claim:")}
+            assert claimed | before_claims == deck  # the roles of the game's deck, no other
             before = len(e.t.statements)
             i = int(legal[rng.randrange(len(legal))])
             e.step(i)

@@ -104,6 +104,9 @@ class Table:
         self.request: list[Decision] = []
         self.queue: list[int] = []
         self.at = 0
+        if self.speech:  # the roles of the deck (public: the box on the table), for the claims' mask
+            center = getattr(self.game.table, "center", None) or ()
+            self.deck = self.talk.for_deck({*self.game.dealt, *center})
         self.turns: list[tuple[int, str]] = []  # the speaking turns opened by the last hook read, in order
         self.turn: SpeechTurn | None = None  # the speaking turn open now (speech=True)
         self.statements: list[Act] = []  # every statement said at this table, in order (a transcript)
@@ -206,7 +209,8 @@ class Table:
         if isinstance(d, SpeechTurn):
             public = self.public
             sheriff = np.flatnonzero(public.sheriff)
-            mask = self.talk.mask(d, self.players, public.alive, int(sheriff[0]) + 1 if len(sheriff) else None)
+            mask = self.talk.mask(d, self.players, public.alive, int(sheriff[0]) + 1 if len(sheriff) else None,
+                                  self.deck)
             ids = self.space.ids
             return mask, {}, [ids[i] for i in np.flatnonzero(mask)]
         return self.space.legal(d)

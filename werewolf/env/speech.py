@@ -6,9 +6,9 @@ The engine's log records *that* a seat speaks (``speech``, ``last_words``, the o
 ``speech=True`` an environment does the same for its seats: at each speaking turn of the log the
 speaker owes a ``say`` decision (a ``SpeechTurn``), answered one statement at a time:
 
-    say:claim:<role>          "I am the <role>" (any role of the ruleset: a lie is a legal claim)
+    say:claim:<role>          "I am the <role>" (any role of the game's deck: a lie is a legal claim)
     say:check:<seat>:<good|wolf>   a day-and-night seer's report of a check
-    say:check:<seat>:<role>   a one-night report of a card seen (onuw, onenight)
+    say:check:<seat>:<role>   a one-night report of a card of the deck seen (onuw, onenight)
     say:accuse:<seat>         "<seat> is a wolf"
     say:vouch:<seat>          "<seat> is good"
     say:vote:<seat>           "I will vote for <seat>" (an intention; the vote is still its own decision)
@@ -108,23 +108,37 @@ class SpeechSpace:
         self.n = n
         self.max_statements = max_statements
         self.done = index[DONE]
-        # Legal for any speaker: done, defend, every claim.
+        self.roles = ruleset_roles(ruleset)
+        self.one_night = one_night(ruleset)
+        # Legal for any speaker: done, defend (and the claims of the roles in the game's deck: ``for_deck``).
         self.base = np.zeros(n, dtype=np.int8)
         self.base[[index[DONE], index[f"{SAY}:defend"]]] = 1
-        self.base[[index[f"{SAY}:claim:{r}"] for r in ruleset_roles(ruleset)]] = 1
-        results = ruleset_roles(ruleset) if one_night(ruleset) else RESULTS
+        self.claim = np.array([index[f"{SAY}:claim:{r}"] for r in self.roles])
+        results = self.roles if self.one_night else RESULTS
         # By seat (row s - 1): the check reports on s, and accuse / vouch / vote on s; call apart (the sheriff's).
         self.check = np.array([[index[f"{SAY}:check:{s}:{x}"] for x in results] for s in range(1, seats + 1)])
         self.target = np.array([[index[f"{SAY}:{k}:{s}"] for k in ("accuse", "vouch", "vote")]
                                 for s in range(1, seats + 1)])
         self.call = np.array([index[f"{SAY}:call:{s}"] for s in range(1, seats + 1)])
 
-    def mask(self, turn: SpeechTurn, players: int, alive: np.ndarray, sheriff: int | None) -> np.ndarray:
-        """The legal speech actions of ``turn``: ``alive`` is the public encoding's (by seat, from 0)."""
-        m = self.base.copy()
+    def for_deck(self, deck: set[str]) -> tuple[np.ndarray, np.ndarray]:
+        """The base mask of a game whose deck holds the roles ``deck`` (public: the table knows the box),
+        with their claims; and the columns of ``check`` it may report (one-night: the cards of the deck)."""
+        keep = np.array([r in deck for r in self.roles])
+        base = self.base.copy()
+        base[self.claim[keep]] = 1
+        columns = np.flatnonzero(keep) if self.one_night else np.arange(len(RESULTS))
+        return base, columns
+
+    def mask(self, turn: SpeechTurn, players: int, alive: np.ndarray, sheriff: int | None,
+             deck: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        """The legal speech actions of ``turn``: ``alive`` is the public encoding's (by seat, from 0), ``deck``
+        the game's ``for_deck``."""
+        base, columns = deck
+        m = base.copy()
         others = np.ones(players, dtype=bool)
         others[turn.seat - 1] = False
-        m[self.check[:players][others].ravel()] = 1
+        m[self.check[:players][others][:, columns].ravel()] = 1
         living = others & (alive[:players] > 0)
         m[self.target[:players][living].ravel()] = 1
         if sheriff == turn.seat:
