@@ -48,9 +48,11 @@ def speech() -> None:
         if term or trunc:
             e.step(None)
             continue
-        if len(e.t.statements) >= 6:
-            break
+        if len(e.t.statements) >= 3 and e.t.turn is not None and not e.t.turn.said:
+            break  # a speaking turn, once a few statements were said
         e.step(uniform(obs["action_mask"], rng))
+    else:
+        raise AssertionError("no speaking turn after three statements in this game")
     legal = info["legal"]
     print(f"  classic9, {e.agent_selection}'s speaking turn: {len(legal)} legal speech actions, e.g. "
           f"{', '.join(legal[:3])} ... {', '.join(legal[-3:])}")
@@ -75,7 +77,7 @@ def single_seat() -> None:
                 wins += reward > 0
             took = time.process_time() - start
             print(f"  {side:<7} vs {opponents:<9}: won {wins / 2000:5.1%}  ({steps / 2000:4.1f} of its steps a game,"
-                  f" {2000 / took:5.0f} games/s)")
+                  f" {2000 / took:5.0f} games per CPU second)")
     print(f"  info at the end of the last game: side={info['side']!r} seat={info['seat']} "
           f"winners={info['winners']} sides={info['sides']}")
 
@@ -88,16 +90,19 @@ def vectorised() -> None:
         obs, info = v.reset(seed=0)
         rng = np.random.default_rng(0)
         ended = won = 0
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         for _ in range(4000):
             actions = np.array([uniform(m, rng) for m in info["action_mask"]])
             obs, rewards, terms, _, info = v.step(actions)
             ended += int(terms.sum())
             won += int((rewards > 0).sum())
-        took = time.perf_counter() - start
+        took, cpu = time.perf_counter() - start, time.process_time() - cpu
         v.close()
+        speed = f"{4000 * 8 / took:,.0f} steps/s wall clock"
+        if not asynchronous:  # (the workers' CPU time is not this process's)
+            speed += f", {4000 * 8 / cpu:,.0f} per CPU second"
         print(f"  {'async' if asynchronous else 'sync '}: obs {obs.shape}, masks {info['action_mask'].shape}; "
-              f"{ended} games ended, the wolves won {won / ended:5.1%}; {4000 * 8 / took:,.0f} env steps/s (wall)")
+              f"{ended} games ended, the wolves won {won / ended:5.1%}; {speed}")
 
 
 def state() -> None:

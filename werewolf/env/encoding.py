@@ -194,9 +194,13 @@ class PublicEncoder:
             self.phase[0] = 1.0
         elif t == "game_over":
             self.over[0] = 1.0
-        elif t == "roles":
+        elif t == "roles":  # every card, at the end: written here (a call per seat costs more than the writes)
+            roles, revealed, n = self.roles, self.revealed, self.n
             for seat, role in d["roles"].items():
-                self._reveal(seat, role)
+                i = roles.get(role)
+                s = int(seat)
+                if i is not None and 1 <= s <= n:
+                    revealed[s - 1, i] = 1.0
 
     def _statement(self, d: dict[str, Any]) -> None:
         s = int(d["seat"]) - 1
@@ -284,10 +288,16 @@ class PrivateEncoder:
     def apply(self, t: str, d: dict[str, Any]) -> None:
         """Read an event of a type in ``PRIVATE_TYPES`` told to this seat (``update`` without the check)."""
         if t == "role" or t == "took" or t == "own_card":
-            if d.get("seat") == self.me:
-                self._own(d.get("role"))
+            role = d.get("role")
+            if d.get("seat") != self.me:
+                self._know(d.get("seat"), role)
+            elif self.current_i is None and role in self.roles:  # the deal (``_own``, inlined: every seat's)
+                i = self.roles[role]
+                self.current, self.current_i = role, i
+                self.role[i] = 1.0
+                self.known_role[self.me - 1, i] = 1.0
             else:
-                self._know(d.get("seat"), d.get("role"))
+                self._own(role)
         elif t == "check":
             target = d.get("target")
             if target is not None:
