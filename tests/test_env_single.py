@@ -129,3 +129,16 @@ def test_gymnasium_make_knows_the_environment() -> None:
     e = gymnasium.make("werewolf/SingleSeat-v0", ruleset="onuw", deck="onuw5", seat_or_side=3, opponents="random")
     obs, info = e.reset(seed=0)
     assert obs.shape == e.observation_space.shape and info["seat"] == 3
+
+
+def test_the_docs_single_seat_example_runs() -> None:
+    """docs/rl.md's example of ``single`` (the first Python block that makes one), run as written."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "rl.md").read_text("utf-8")
+    block = next(b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "single(" in b)
+    scope: dict[str, object] = {}
+    exec(compile(block, "docs/rl.md", "exec"), scope)  # noqa: S102 - our own docs
+    e = scope["e"]
+    assert e.game.over and scope["done"] and scope["info"]["sides"]  # type: ignore[attr-defined,index]
