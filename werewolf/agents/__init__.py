@@ -160,11 +160,15 @@ class Host:
         self._public_log = Log(self.public, self.public_at, 0)
 
     # -- reading the log ---------------------------------------------------------------------
-    def sync(self) -> None:
+    def sync(self, upto: int = -1) -> None:
         """Read the game's new events into the seats' logs; at a speaking turn of a game without
-        live speech, ask the speaker's agent what it says (live: read the text it said)."""
+        live speech, ask the speaker's agent what it says (live: read the text it said). ``upto``: read
+        no further than the first ``upto`` events (an RL environment holding its reading back at a
+        speaking turn it serves itself: what is said there must come before what follows)."""
         events = self.game.events
         i, n = self.cursor, len(events)
+        if 0 <= upto < n:
+            n = upto
         if i >= n:
             return
         public, public_at, seats = self.public, self.public_at, self.seats

@@ -69,10 +69,10 @@ class Table:
         self.state_size = state_size(ruleset)
         self.talk = SpeechSpace(ruleset, self.space.index, self.space.n, max_statements)
         # Who plays the seats the environment does not (the single-agent wrapper's opponents): a
-        # ``Host`` fed the log as far as the environment has read it, and their statements.
+        # ``Host`` fed the log as far as the environment has read it (no further: a speaking turn the
+        # environment serves comes before what follows it), and their statements.
         self.hosted = False  # set before a game (``werewolf.env.single``): a host per game from then on
         self.host: Host | None = None
-        self.host_game: _Prefix | None = None
 
     def new_game(self, seed: int | None) -> None:
         if seed is not None:
@@ -111,8 +111,7 @@ class Table:
         self.turn: SpeechTurn | None = None  # the speaking turn open now (speech=True)
         self.statements: list[Act] = []  # every statement said at this table, in order (a transcript)
         if self.hosted:
-            self.host_game = _Prefix(self.game)
-            self.host = Host(self.host_game)  # type: ignore[arg-type]
+            self.host = Host(self.game)
         self.sync()
 
     def sync(self) -> None:
@@ -236,12 +235,8 @@ class Table:
 
     def feed_host(self) -> None:
         """Bring the opponents' host to the events read so far (and no further)."""
-        prefix, host = self.host_game, self.host
-        assert prefix is not None and host is not None
-        have = len(prefix.events)
-        if have < self.cursor:
-            prefix.events += self.game.events[have:self.cursor]
-        host.sync()
+        assert self.host is not None
+        self.host.sync(self.cursor)
 
     def answer(self, d: Decision, value: Any) -> None:
         """Answer the engine's decision ``d`` with a legal ``value`` (an opponent's, checked by the caller)."""
@@ -365,32 +360,6 @@ class Table:
         if self.lang is None:
             return {"legal": legal}
         return Info(legal, self, seat, d, len(self.seen[seat]))
-
-
-class _Prefix:
-    """The game as far as an environment has read its log: what the opponents' ``Host`` reads (it must
-    not read past a speaking turn the environment serves, or statements would come out of order)."""
-
-    def __init__(self, game: Game) -> None:
-        self.real = game
-        self.setup = game.setup
-        self.events: list[Any] = []
-
-    @property
-    def table(self) -> Any:
-        return self.real.table
-
-    @property
-    def over(self) -> bool:
-        return self.real.over
-
-    @property
-    def phase(self) -> str:
-        return self.real.phase
-
-    @property
-    def request(self) -> list[Decision]:
-        return self.real.request
 
 
 class Info(dict):  # type: ignore[type-arg]
