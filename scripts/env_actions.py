@@ -4,7 +4,9 @@
 New ids are appended, existing ones keep their index: a trained policy's outputs keep their
 meaning. The speech actions (``say:...``, werewolf.env.speech) are every ruleset's too. Run after
 a ruleset gains a decision; tests/test_env.py checks that random games only
-ask for ids in the stored spaces.
+ask for ids in the stored spaces. Each file says the encoding version it was made for and where
+its speech actions begin (``speech_from``: the ids from there on are ``say:...``, appended in
+encoding version 2).
 
     python scripts/env_actions.py [--seeds 40] [RULESET ...]
 """
@@ -16,6 +18,7 @@ import json
 from pathlib import Path
 
 from werewolf.env.actions import SPACE_VERSION, explore, max_seats, merged_ids
+from werewolf.env.encoding import ENCODING_VERSION
 from werewolf.env.speech import speech_ids
 from werewolf.rulesets import MODULES
 
@@ -31,7 +34,9 @@ def main() -> None:
         path = SPACES / f"{ruleset}.json"
         old = json.loads(path.read_text("utf-8"))["actions"] if path.exists() else []
         ids = merged_ids(old, explore(ruleset, args.seeds) | set(speech_ids(ruleset)))
+        speech = [i for i, a in enumerate(ids) if a.startswith("say:")]
         path.write_text(json.dumps({"version": SPACE_VERSION, "ruleset": ruleset, "max_seats": max_seats(ruleset),
+                                    "encoding_version": ENCODING_VERSION, "speech_from": min(speech),
                                     "actions": ids}, indent=0, ensure_ascii=False) + "\n", "utf-8")
         print(f"{ruleset}: {len(ids)} actions ({len(ids) - len(old)} new)")
 

@@ -315,6 +315,7 @@ def test_speaking_seats_pass_the_pettingzoo_api_tests(ruleset: str) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         api_test(env(ruleset, deck=DECKS[ruleset], seed=1, speech=True), num_cycles=200)
+        seed_test(lambda: env(ruleset, deck=DECKS[ruleset], lang=None, speech=True), num_cycles=200)
         parallel_api_test(parallel_env(ruleset, deck=DECKS[ruleset], seed=1, speech=True), num_cycles=200)
 
 
@@ -444,12 +445,17 @@ def test_the_text_of_a_speaking_table_reads_the_statements_as_sentences() -> Non
 
 @pytest.mark.parametrize("ruleset", list(DECKS))
 def test_every_speech_action_is_in_the_stored_space_after_the_old_ids(ruleset: str) -> None:
+    import json
+    from importlib import resources
+
     from werewolf.env.speech import speech_ids
 
     ids = action_space(ruleset).ids
     first_say = min(ids.index(i) for i in speech_ids(ruleset))
     assert set(speech_ids(ruleset)) <= set(ids)
     assert all(i.startswith("say:") for i in ids[first_say:])  # appended: the old indices kept their meaning
+    stored = json.loads(resources.files("werewolf.env").joinpath("spaces", f"{ruleset}.json").read_text("utf-8"))
+    assert stored["speech_from"] == first_say and stored["encoding_version"] == ENCODING_VERSION
 
 
 @pytest.mark.parametrize("ruleset", list(DECKS))
