@@ -119,9 +119,9 @@ class SingleSeatEnv(gymnasium.Env):  # type: ignore[type-arg]
         return self._advance()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        d = self.t.current()
+        d = self.t.current() if hasattr(self.t, "game") else None
         if d is None or d.seat != self.seat:
-            raise RuntimeError("the game is over: call reset()")
+            raise RuntimeError("no game in play: call reset()")
         self.t.play(d, action, self._legal)
         obs, info = self._advance()
         if self.t.current() is None:
