@@ -15,10 +15,11 @@
    interval (``scripts/strength.py``; 10,000 games per matchup).
 5. ``--profile``: where the time of classic 9 games with random agents goes
    (cProfile, top functions by own time).
-6. The RL environment (``werewolf.env``, issue 17): steps/s of a random policy with masks in the
-   AEC environment, beside the engine's own random loop on the same setup (a legal move of
-   ``Decision.options()`` answered with ``Game.answer``), and the ratio; the trusted fast path
-   (``Game.play_out``) is shown too.
+6. The RL environment (``werewolf.env``, issues 17 and 27): steps/s of a random policy with masks in
+   the AEC environment, for every ruleset, beside the engine's own random loop on the same setup (a
+   legal move of ``Decision.options()`` answered with ``Game.answer``), and the ratio (env steps per
+   engine step in the same time); the trusted fast path (``Game.play_out``), speaking seats, the
+   text and a bare loop's ratio are shown too.
 7. ``Game.clone()`` against ``Game.replay`` of the same games (mid-game and finished), and the ratio;
    a game's first copy apart (from the deal), and what keeping checkpoints costs a game's play.
 
@@ -26,6 +27,7 @@
     python scripts/bench.py --quick       # fewer games, no 100,000-game run, 1,000 games per matchup
     python scripts/bench.py --profile     # only the profile
     python scripts/bench.py --env         # only parts 6 and 7 (the RL environment, clones)
+    python scripts/bench.py --env-only [RULESET ...]  # only part 6
     python scripts/bench.py --compiled    # any of these on the compiled engine (scripts/compile.py)
 """
 
@@ -208,17 +210,23 @@ def profile(games: int) -> None:
     pstats.Stats(prof).sort_stats("tottime").print_stats(25)
 
 
-ENV_SETUPS = (("classic", "classic12"), ("onuw", "onuw5"))
+ENV_SETUPS = (("classic", "classic12"), ("facetoface", "ff12_444_guard"), ("wechat", "wechat12"), ("onuw", "onuw5"),
+              ("onenight", "onenight5"))
+CLONE_SETUPS = (("classic", "classic12"), ("onuw", "onuw5"), ("wechat", "wechat12"))
+ENV_TARGET = 0.5  # env steps/s at least half the engine's own checked loop's decisions/s
 
 
-def _env_steps(ruleset: str, deck: str, seconds: float, state: dict[str, object], lang: str | None) -> float:
-    """Steps/s of a random policy with masks in the AEC environment (text in ``infos`` with a ``lang``)."""
+def _env_steps(ruleset: str, deck: str, seconds: float, state: dict[str, object], lang: str | None,
+               speech: bool = False) -> float:
+    """Steps/s of the ``uniform`` policy (werewolf.env.baselines) in the AEC environment (text in ``infos``
+    with a ``lang``; ``speech``: the seats speak, a statement or ``say:done`` a step)."""
     from werewolf.env import env
+    from werewolf.env.baselines import uniform
 
-    key = f"env {ruleset} {deck} {lang}"
+    key = f"env {ruleset} {deck} {lang} {speech}"
     e = state.get(key)
     if e is None:
-        e = state[key] = env(ruleset, deck=deck, seed=0, lang=lang)
+        e = state[key] = env(ruleset, deck=deck, seed=0, lang=lang, speech=speech)
     rng = random.Random(0)
     steps, start = 0, time.process_time()
     while time.process_time() - start < seconds:
@@ -230,8 +238,7 @@ def _env_steps(ruleset: str, deck: str, seconds: float, state: dict[str, object]
                 continue
             if lang is not None:
                 info["text"]  # noqa: B018 - narrated when read: read it, as a text policy does
-            legal = obs["action_mask"].nonzero()[0]
-            e.step(int(legal[int(rng.random() * len(legal))]))  # type: ignore[attr-defined]
+            e.step(uniform(obs["action_mask"], rng))  # type: ignore[attr-defined]
             steps += 1
     return steps / (time.process_time() - start)
 
@@ -258,29 +265,52 @@ def _engine_steps(ruleset: str, deck: str, seconds: float, trusted: bool) -> flo
     return steps / (time.process_time() - start)
 
 
-def env_speed(seconds: float, rounds: int = 5) -> None:
+def _bare_steps(seconds: float, options: int = 12) -> float:
+    """Choices/s of a loop that only draws ``randrange(options)`` (CPU time, as the others)."""
+    randrange = random.Random(0).randrange
+    steps, start = 0, time.process_time()
+    while time.process_time() - start < seconds:
+        for _ in range(10_000):
+            randrange(options)
+        steps += 10_000
+    return steps / (time.process_time() - start)
+
+
+def env_speed(seconds: float, rounds: int = 5, rulesets: tuple[str, ...] | None = None) -> None:
     """Part 6: medians of ``rounds`` interleaved slices (the VM's speed swings; both sides see the same)."""
-    print("\n6. the RL environment (werewolf.env, AEC, random policy with masks) vs the engine's own loop\n")
-    print(f"{'setup':<18} {'env steps/s':>12} {'+text':>8} {'engine/s':>9} {'env/engine':>10} "
-          f"{'play_out/s':>11} {'env/play_out':>12}")
+    print("\n6. the RL environment (werewolf.env, AEC, the uniform policy with masks) vs the engine's own loop\n")
+    head = (f"{'setup':<26} {'env steps/s':>11} {'+speech':>8} {'+text':>7} {'engine/s':>9} {'env/engine':>10} "
+            f"{'play_out/s':>10} {'env/play_out':>12} {'bare/env':>8}")
+    print(head)
+    print("-" * len(head))
     state: dict[str, object] = {}
+    med = statistics.median
     for ruleset, deck in ENV_SETUPS:
-        envs, texts, moves, fast, r1, r2 = [], [], [], [], [], []
+        if rulesets and ruleset not in rulesets:
+            continue
+        envs, speech, texts, moves, fast, bare, r1, r2 = [], [], [], [], [], [], [], []
         for _ in range(rounds):
             e = _env_steps(ruleset, deck, seconds / rounds / 3, state, None)
             m = _engine_steps(ruleset, deck, seconds / rounds / 3, False)
             f = _engine_steps(ruleset, deck, seconds / rounds / 3, True)
+            speech.append(_env_steps(ruleset, deck, seconds / rounds / 6, state, None, speech=True))
             texts.append(_env_steps(ruleset, deck, seconds / rounds / 6, state, "en"))
+            bare.append(_bare_steps(seconds / rounds / 12) / e)
             envs.append(e)
             moves.append(m)
             fast.append(f)
             r1.append(e / m)
             r2.append(e / f)
-        med = statistics.median
-        print(f"{ruleset + ' ' + deck:<18} {med(envs):>12,.0f} {med(texts):>8,.0f} {med(moves):>9,.0f} "
-              f"{med(r1):>10.2f} {med(fast):>11,.0f} {med(r2):>12.2f}")
-    print("  (target: env/engine >= 0.5; +text: reading the seat's view as English text from infos at every step;"
-          "\n  CPU time of this process: on a shared machine the wall clock mostly measures the other processes)")
+        flag = "" if med(r1) >= ENV_TARGET else "  NOT MET"
+        print(f"{ruleset + ' ' + deck:<26} {med(envs):>11,.0f} {med(speech):>8,.0f} {med(texts):>7,.0f} "
+              f"{med(moves):>9,.0f} {med(r1):>10.2f} {med(fast):>10,.0f} {med(r2):>12.2f} {med(bare):>7.0f}x{flag}")
+    print("  env steps/s: the uniform policy (a legal action of the mask, werewolf.env.baselines), lang=None,"
+          "\n  speech off; env/engine: env steps per engine step of the engine's own checked loop (a legal move of"
+          f"\n  options() through Game.answer) in the same CPU time (target >= {ENV_TARGET}); play_out: the"
+          "\n  simulations' trusted loop; +speech: speech=True (its steps include the statements, which cost no"
+          "\n  engine step); +text: reading the seat's view as English text from infos at every step; bare/env: how"
+          "\n  many times slower a step is than a bare random.randrange choice."
+          "\n  CPU time of this process: on a shared machine the wall clock mostly measures the other processes.")
 
 
 def clone_speed(games: int = 200) -> None:
@@ -300,7 +330,7 @@ def clone_speed(games: int = 200) -> None:
     print(f"{'setup':<18} {'when':<9} {'clone':>7} {'first':>7} {'replay':>8} {'clone/replay':>12} "
           f"{'first/replay':>12}")
     med = statistics.median
-    for ruleset, deck in (*ENV_SETUPS, ("wechat", "wechat12")):
+    for ruleset, deck in CLONE_SETUPS:
         for when in ("mid-game", "end"):
             rng = random.Random(1)
             played = []
@@ -340,7 +370,7 @@ def clone_speed(games: int = 200) -> None:
           "\n  a one-night game's night steps, the end); first: a game's first copy, from the deal (it keeps"
           "\n  checkpoints from then on)")
     print("\n   keeping checkpoints while playing (a game that is copied, e.g. a search's root): random games")
-    for ruleset, deck in (*ENV_SETUPS, ("wechat", "wechat12")):
+    for ruleset, deck in CLONE_SETUPS:
         times: dict[bool, list[float]] = {False: [], True: []}
         for k in range(6):
             keep = k % 2 == 1
@@ -358,6 +388,8 @@ def main() -> int:
     ap.add_argument("--profile", action="store_true", help="only the profile")
     ap.add_argument("--seconds", type=float, default=None, help="measuring time per line of part 1")
     ap.add_argument("--env", action="store_true", help="only parts 6 and 7: the RL environment and clones")
+    ap.add_argument("--env-only", nargs="*", metavar="RULESET", default=None,
+                    help="only part 6, for every ruleset or those named")
     ap.add_argument("--compiled", action="store_true",
                     help="measure the compiled engine (built first by scripts/compile.py if missing or stale)")
     args = ap.parse_args()
@@ -370,6 +402,9 @@ def main() -> int:
     print(f"engine: {'compiled (mypyc)' if compiled() else 'interpreted'}, {werewolf.core.game.__file__}\n")
     if args.profile:
         profile(3000)
+        return 0
+    if args.env_only is not None:
+        env_speed(2.0 if args.quick else 6.0, rulesets=tuple(args.env_only) or None)
         return 0
     if not args.env:
         speed(args.seconds or (0.5 if args.quick else 3.0))

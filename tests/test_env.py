@@ -169,7 +169,7 @@ def test_the_observation_built_step_by_step_is_the_one_built_from_scratch(rulese
 def test_the_encoding_is_documented_and_versioned() -> None:
     import werewolf.env.encoding as enc
 
-    assert ENCODING_VERSION == 1
+    assert ENCODING_VERSION == 2
     for ruleset in DECKS:
         for name in layout(ruleset):
             assert f"    {name} " in enc.__doc__  # every field is in the documented list
@@ -306,3 +306,178 @@ def test_decisions_open_at_once_are_served_in_seat_order() -> None:
         e.step(int(legal[rng.randrange(len(legal))]))
     assert any(len(r) > 3 for r in runs)  # votes, the pack's kill, the election...
     assert all(r == sorted(r) for r in runs)
+
+
+# -- speech actions (speech=True) -----------------------------------------------------------------
+
+@pytest.mark.parametrize("ruleset", list(DECKS))
+def test_speaking_seats_pass_the_pettingzoo_api_tests(ruleset: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(env(ruleset, deck=DECKS[ruleset], seed=1, speech=True), num_cycles=200)
+        seed_test(lambda: env(ruleset, deck=DECKS[ruleset], lang=None, speech=True), num_cycles=200)
+        parallel_api_test(parallel_env(ruleset, deck=DECKS[ruleset], seed=1, speech=True), num_cycles=200)
+
+
+def _hosted(ruleset: str, seed: int):  # type: ignore[no-untyped-def]
+    """A speaking environment whose table keeps a host of the log as far as it was read (as the
+    single-agent wrapper's does), so that every seat's view can be rebuilt from scratch."""
+    e = env(ruleset, deck=DECKS[ruleset], lang=None, speech=True)
+    e.t.hosted = True
+    e.reset(seed=seed)
+    return e
+
+
+@pytest.mark.parametrize("ruleset", list(DECKS))
+def test_statements_said_reach_every_seats_encoding_in_their_place(ruleset: str) -> None:
+    """At each step, the seat's observation is a fresh encoder's of its whole view, the statements said
+    in the environment included where they were said (before anything the log tells after the turn)."""
+    from werewolf.agents.speech import KINDS
+    from werewolf.env.speech import SpeechTurn
+
+    e = _hosted(ruleset, 5)
+    rng = random.Random(5)
+    turns = said = 0
+    for agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        seat = int(agent.split("_")[1])
+        d = e.t.current()
+        e.t.feed_host()
+        scratch = SeatEncoder(ruleset, seat)
+        scratch.update(e.t.host.view(seat).events())
+        assert np.array_equal(scratch.vector(d), obs["observation"])
+        legal = np.flatnonzero(obs["action_mask"])
+        if isinstance(d, SpeechTurn):
+            turns += 1
+            ids = [e.action_ids[i] for i in legal]
+            assert all(i.startswith("say:") for i in ids) and "say:done" in ids
+            assert f"say:accuse:{seat}" not in ids and f"say:vouch:{seat}" not in ids
+            deck = {*e.game.dealt, *(getattr(e.game.table, "center", None) or ())}
+            claimed = {i.split(":")[2] for i in ids if i.startswith("say:claim:")}
+            before_claims = {e.action_ids[i].split(":")[2] for i in d.said if e.action_ids[i].startswith("say:claim:")}
+            assert claimed | before_claims == deck  # the roles of the game's deck, no other
+            before = len(e.t.statements)
+            i = int(legal[rng.randrange(len(legal))])
+            e.step(i)
+            said += len(e.t.statements) - before
+            continue
+        e.step(int(legal[rng.randrange(len(legal))]))
+    assert turns > 3 and said > 0 and len(e.t.statements) == said
+    assert all(a.kind in KINDS for a in e.t.statements)
+
+
+def test_a_speaking_turn_masks_what_was_said_and_ends_after_max_statements() -> None:
+    e = env("classic", deck="classic9", seed=4, lang=None, speech=True, max_statements=2)
+    e.reset()
+    ids = e.action_ids
+    while not ids[int(np.flatnonzero(e.last()[0]["action_mask"])[0])].startswith("say:"):
+        obs = e.last()[0]
+        e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    speaker = e.agent_selection
+    seat = int(speaker.split("_")[1])
+    claim = e.action_ids.index("say:claim:seer")
+    e.step(claim)
+    assert e.agent_selection == speaker
+    obs = e.last()[0]
+    assert obs["action_mask"][claim] == 0 and obs["action_mask"][ids.index("say:done")] == 1
+    fields = unflatten("classic", obs["observation"])
+    assert fields["claims"][seat - 1].sum() == 1 and fields["act"].sum() == 1
+    before = len(e.game.answers)
+    with pytest.raises(ValueError, match="speaking turn"):
+        e.step(claim)  # said already: refused, nothing changes
+    assert len(e.game.answers) == before and len(e.t.statements) == 1
+    e.step(ids.index("say:defend"))  # the second statement: the turn is over
+    assert e.t.turn is None or e.t.turn.said == []
+    listener = next(a for a in e.possible_agents if a != speaker)
+    heard = unflatten("classic", e.observe(listener)["observation"])
+    assert heard["claims"][seat - 1].sum() == 1 and heard["defend"][seat - 1] == 1
+
+
+def test_the_one_night_vote_is_no_longer_blind() -> None:
+    """With speech, the onuw seats speak in the discussion, in seat order, before the vote: the
+    voters' observations hold what was said."""
+    p = parallel_env("onuw", deck="onuw7", seed=2, lang=None, speech=True)
+    obs, infos = p.reset()
+    rng = random.Random(2)
+    speakers: list[int] = []
+    while p.agents:
+        live = [a for a in p.agents if infos[a]["legal"] != ["wait"]]
+        if any(i.startswith("vote:") for a in live for i in infos[a]["legal"]):
+            fields = unflatten("onuw", obs[live[0]]["observation"])
+            assert fields["claims"].sum() + fields["reports"].sum() + fields["accuse"].sum() > 0
+            break
+        if len(live) == 1 and infos[live[0]]["legal"][0].startswith("say:"):
+            speakers.append(int(live[0].split("_")[1]))
+            acts = {live[0]: p.action_ids.index("say:claim:seer") if live[0] not in
+                    {f"seat_{s}" for s in speakers[:-1]} else p.action_ids.index("say:done")}
+            if obs[live[0]]["action_mask"][acts[live[0]]] == 0:
+                acts[live[0]] = p.action_ids.index("say:done")
+        else:
+            acts = {a: int(np.flatnonzero(o["action_mask"])[rng.randrange(int(o["action_mask"].sum()))])
+                    for a, o in obs.items()}
+        obs, _, _, _, infos = p.step(acts)
+    else:
+        raise AssertionError("no vote")
+    order = list(dict.fromkeys(speakers))
+    assert order == sorted(order) == list(range(1, 8))
+
+
+def test_the_text_of_a_speaking_table_reads_the_statements_as_sentences() -> None:
+    e = env("onuw", deck="onuw7", seed=3, lang="en", speech=True)
+    e.reset()
+    rng = random.Random(0)
+    for _ in e.agent_iter():
+        obs, _, term, trunc, info = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        if e.t.turn is None and e.game.request and e.game.request[0].act == "vote":
+            assert "Seat " in info["text"] and "statement:" not in info["text"]
+            assert any(line.startswith("Seat ") and ": I" in line for line in info["text"].splitlines())
+            return
+        legal = np.flatnonzero(obs["action_mask"])
+        e.step(int(legal[rng.randrange(len(legal))]))
+    raise AssertionError("no vote")
+
+
+@pytest.mark.parametrize("ruleset", list(DECKS))
+def test_every_speech_action_is_in_the_stored_space_after_the_old_ids(ruleset: str) -> None:
+    import json
+    from importlib import resources
+
+    from werewolf.env.speech import speech_ids
+
+    ids = action_space(ruleset).ids
+    first_say = min(ids.index(i) for i in speech_ids(ruleset))
+    assert set(speech_ids(ruleset)) <= set(ids)
+    assert all(i.startswith("say:") for i in ids[first_say:])  # appended: the old indices kept their meaning
+    stored = json.loads(resources.files("werewolf.env").joinpath("spaces", f"{ruleset}.json").read_text("utf-8"))
+    assert stored["speech_from"] == first_say and stored["encoding_version"] == ENCODING_VERSION
+
+
+@pytest.mark.parametrize("ruleset", list(DECKS))
+def test_the_masks_made_from_seats_are_the_ones_made_from_the_options(ruleset: str) -> None:
+    """Seat choices (``Target``) get their mask, values and ids straight from their seats (the fast path
+    of ``ActionSpace.legal``): the same as from ``options()`` by id, values included."""
+    from werewolf.core import Game, Setup
+    from werewolf.core.decisions import Target
+
+    space = action_space(ruleset)
+    seen = 0
+    for seed in range(3):
+        game = Game(Setup(ruleset, deck=DECKS[ruleset], seed=seed))
+        rng = random.Random(seed)
+        while not game.over:
+            for d in game.request:
+                if type(d) is Target:
+                    mask, values, legal = space.legal(d)
+                    opts = d.options()
+                    assert legal == [option_id(m) for m in opts]
+                    assert values == {space.index[option_id(m)]: d.value(m) for m in opts}
+                    assert set(np.flatnonzero(mask)) == set(values)
+                    seen += 1
+            game.answer_all([d.random_value(rng) for d in game.request])
+    assert seen > 5

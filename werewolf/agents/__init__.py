@@ -64,7 +64,10 @@ class Agent:
 
 
 class RandomAgent(Agent):
-    """Picks uniformly among legal answers (interrupts only rarely). Trusted: answers without views."""
+    """The ``random`` agent kind: each decision's value drawn by ``Decision.random_value``, as its rules weigh
+    the choices (uniform among seats and options, an interrupt such as a wolf's self-destruct taken only
+    3% of the times it is offered); it never speaks. Trusted: answers without views. Not the RL
+    environments' ``uniform`` policy, uniform over the legal actions (``werewolf.env.baselines``)."""
 
     def __init__(self, seed: int | None = None, rng: random.Random | None = None) -> None:
         self.rng = rng or random.Random(seed)
@@ -79,11 +82,22 @@ class RandomAgent(Agent):
         return d.random_value(self.rng)
 
     def act(self, view: SeatView) -> Move | None:
+        """The move of the value ``value`` draws (one meaning of ``random`` whichever way it is asked)."""
         d = view.decision
         if d is None:
             return None
-        opts = d.options()
-        return opts[self.rng.randrange(len(opts))] if opts else None
+        value = choice_key(d.random_value(self.rng))
+        for m in d.options():
+            if choice_key(d.value(m)) == value:
+                return m
+        return None  # a value no option gives (none known): the decision's default
+
+
+def choice_key(v: Any) -> Any:
+    """A choice of seats compared as a set (a pair drawn in either order is one move)."""
+    if isinstance(v, tuple) and all(isinstance(x, int) for x in v):
+        return tuple(sorted(v))
+    return v
 
 
 _RANDOM_OWN: Final = ("act", "speak", "value", "value_of")
@@ -172,11 +186,15 @@ class Host:
         self._public_log = Log(self.public, self.public_at, 0)
 
     # -- reading the log ---------------------------------------------------------------------
-    def sync(self) -> None:
+    def sync(self, upto: int = -1) -> None:
         """Read the game's new events into the seats' logs; at a speaking turn of a game without
-        live speech, ask the speaker's agent what it says (live: read the text it said)."""
+        live speech, ask the speaker's agent what it says (live: read the text it said). ``upto``: read
+        no further than the first ``upto`` events (an RL environment holding its reading back at a
+        speaking turn it serves itself: what is said there must come before what follows)."""
         events = self.game.events
         i, n = self.cursor, len(events)
+        if 0 <= upto < n:
+            n = upto
         if i >= n:
             return
         public, public_at, seats = self.public, self.public_at, self.seats

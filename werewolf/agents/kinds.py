@@ -3,7 +3,9 @@
 A kind is a string, so that it travels to worker processes (and Ray) as it is and
 its agents are built there, game by game:
 
-- ``random``: picks uniformly among the legal moves;
+- ``random``: the engine's random player (``RandomAgent``: ``Decision.random_value``, interrupts
+  taken 3% of the times offered, never speaks); the RL environments' masked-uniform policy is
+  another baseline, ``uniform`` (``werewolf.env.baselines``);
 - ``heuristic``: the heuristic bots (``werewolf.agents.heuristic``); every seat of
   this kind in a game is played by one agent, each seat from its own view;
 - ``llm:MODEL``: an ``LLMAgent`` per seat, on ``OPENAI_BASE_URL`` with ``OPENAI_API_KEY``, or

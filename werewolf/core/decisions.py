@@ -23,7 +23,22 @@ from mypy_extensions import mypyc_attr
 from werewolf.core.draws import randbelow
 
 Move = dict[str, Any]
-OPEN: Final[Any] = object()  # the value of a decision not answered yet (``Decision.heard_at_once``)
+
+
+class _Open:
+    """The type of ``OPEN``: one object, that pickles as a reference to itself (a pickled game's open
+    request keeps it, compared by identity)."""
+
+    __slots__ = ()
+
+    def __reduce__(self) -> str:
+        return "OPEN"
+
+    def __repr__(self) -> str:
+        return "OPEN"
+
+
+OPEN: Final[Any] = _Open()  # the value of a decision not answered yet (``Decision.heard_at_once``)
 
 
 # Agents and tests may subclass a decision even where the engine is compiled (mypyc).

@@ -270,6 +270,15 @@ class Game:
         if checkpoint is not None and (self._mark is None or self._mark[0] is not checkpoint):
             self._mark = (checkpoint, len(self._sent))
 
+    # -- pickling --------------------------------------------------------------
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """A game pickles as its setup and the lists of values its flow was sent (a flow is a generator,
+        which cannot be pickled): unpickled, the rules run again from the deal on those values, as
+        ``clone`` does from a checkpoint, and the copy continues exactly as this game would (for
+        multiprocessing and checkpoints of training runs; the engine's determinism makes it exact)."""
+        return (_unpickled, (self.setup, self._sent, self.answers, self._values, self._left, self._next,
+                             self.answered, self.over))
+
     # -- replay ----------------------------------------------------------------
     @classmethod
     def replay(cls, setup: Setup, answers: Iterable[Sequence[Any]]) -> Game:
@@ -283,6 +292,29 @@ class Game:
             else:
                 raise IllegalMove(game.phase, seat, act, "replay does not match this game")
         return game
+
+
+def _unpickled(setup: Setup, sent: list[list[Any]], answers: list[Answer], values: list[Any] | None, left: int,
+               next_: int, answered: int, over: bool) -> Game:
+    """The game ``Game.__reduce__`` pickled: its rules run again on the values sent, its open request as it was."""
+    game = Game(setup)
+    flow, req = game._flow, game.request
+    try:
+        for v in sent:
+            game._sent.append(v)
+            req = flow.send(v)
+            while not req:
+                req = flow.send([])
+    except StopIteration:
+        req = []
+    game._answers = list(answers)
+    game.answered = answered
+    game.over = over
+    game.request = req
+    game._values = None if values is None else list(values)
+    game._left = left
+    game._next = next_
+    return game
 
 
 def _ended() -> Flow:

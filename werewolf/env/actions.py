@@ -141,6 +141,10 @@ class ActionSpace:
         self.n = len(ids)
         self.acts = tuple(sorted({a.split(":", 1)[0] for a in ids[1:]}))
         self._cache: dict[tuple[Any, ...], tuple[np.ndarray, dict[int, Any], list[str]]] = {}
+        self._rows: dict[str, list[int] | None] = {}
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return (action_space, (self.ruleset,))  # the stored space, shared (its cache is not worth pickling)
 
     def legal(self, d: Decision) -> tuple[np.ndarray, dict[int, Any], list[str]]:
         """``d``'s mask (int8, 1 = legal), the engine value of each legal action, and the legal ids.
@@ -155,6 +159,21 @@ class ActionSpace:
         mask = np.zeros(self.n, dtype=np.int8)
         values: dict[int, Any] = {}
         legal: list[str] = []
+        if type(d) is Target:  # the most frequent (every vote, every kill): made from the seats, no ids to build
+            row = self._seat_row(d.act)
+            if row is not None:
+                assert isinstance(d, Target)
+                ids = self.ids
+                for t in (*d.targets, 0) if d.optional else d.targets:  # 0: no seat (``act:none``)
+                    at = row[t] if 0 <= t < len(row) else -1
+                    if at < 0:
+                        break
+                    values[at] = t or None
+                else:
+                    legal = [ids[i] for i in values]
+                    mask[list(values)] = 1
+                    return self._keep(key, mask, values, legal)
+                values = {}
         for m in d.options():
             oid = option_id(m)
             i = self.index.get(oid)
@@ -164,6 +183,10 @@ class ActionSpace:
             mask[i] = 1
             values[i] = d.value(m)
             legal.append(oid)
+        return self._keep(key, mask, values, legal)
+
+    def _keep(self, key: tuple[Any, ...] | None, mask: np.ndarray, values: dict[int, Any], legal: list[str]
+              ) -> tuple[np.ndarray, dict[int, Any], list[str]]:
         mask.flags.writeable = False  # shared by every observation of this decision: read-only
         out = (mask, values, legal)
         if key is not None:
@@ -171,6 +194,18 @@ class ActionSpace:
                 self._cache.clear()
             self._cache[key] = out
         return out
+
+    def _seat_row(self, act: str) -> list[int] | None:
+        """The actions ``act:none`` (index 0 of the row) and ``act:1`` … ``act:N`` (-1 where the space lacks
+        one), or None when ``act`` has no seat ids."""
+        rows = self._rows
+        if act not in rows:
+            index = self.index
+            row = [index.get(f"{act}:none", -1)] + [index.get(f"{act}:{s}", -1) for s in range(1, 100)]
+            while row and row[-1] < 0:
+                row.pop()
+            rows[act] = row if len(row) > 1 else None
+        return rows[act]
 
 
 _SKIP = frozenset({"why", "forbidden", "interrupt"})  # texts, and what only shapes error messages

@@ -11,9 +11,11 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from werewolf import i18n
+from werewolf.agents import Host, statement_act, statement_event
+from werewolf.agents.speech import Act, render
 from werewolf.core.decisions import Decision
 from werewolf.core.game import Game, Setup
-from werewolf.env.actions import ActionSpace, action_space
+from werewolf.env.actions import ActionSpace, action_space, max_seats
 from werewolf.env.encoding import (
     ENCODING_VERSION,
     PRIVATE_TYPES,
@@ -22,7 +24,10 @@ from werewolf.env.encoding import (
     PrivateEncoder,
     PublicEncoder,
     size,
+    state_size,
+    true_state,
 )
+from werewolf.env.speech import HOOKS, MAX_STATEMENTS, SpeechSpace, SpeechTurn, decode
 from werewolf.i18n import narrate
 
 
@@ -39,8 +44,11 @@ class Table:
 
     def __init__(self, ruleset: str, deck: str | tuple[str, ...] | list[str] | None,
                  options: Mapping[str, Any] | None, seed: int | None, lang: str | None,
-                 players: int | None) -> None:
+                 players: int | None, speech: bool = False, max_statements: int = MAX_STATEMENTS) -> None:
         self.ruleset = ruleset
+        self.speech = bool(speech)
+        if speech and not 1 <= max_statements <= 20:
+            raise ValueError(f"max_statements must be from 1 to 20, not {max_statements!r}")
         self.setup = Setup(ruleset, deck=tuple(deck) if isinstance(deck, list) else deck,
                            options=dict(options or {}), players=players)
         self.space: ActionSpace = action_space(ruleset)
@@ -57,6 +65,14 @@ class Table:
         self.wait_mask = np.zeros(self.space.n, dtype=np.int8)
         self.wait_mask[0] = 1
         self.no_mask.flags.writeable = self.wait_mask.flags.writeable = False
+        self.max_seats = max_seats(ruleset)
+        self.state_size = state_size(ruleset)
+        self.talk = SpeechSpace(ruleset, self.space.index, self.space.n, max_statements)
+        # Who plays the seats the environment does not (the single-agent wrapper's opponents): a
+        # ``Host`` fed the log as far as the environment has read it (no further: a speaking turn the
+        # environment serves comes before what follows it), and their statements.
+        self.hosted = False  # set before a game (``werewolf.env.single``): a host per game from then on
+        self.host: Host | None = None
 
     def new_game(self, seed: int | None) -> None:
         if seed is not None:
@@ -70,12 +86,14 @@ class Table:
         self.game = Game(self.setup.with_seed(game_seed))
         if not hasattr(self, "public"):
             self.public = PublicEncoder(self.ruleset)
-            self.private = {s: PrivateEncoder(self.ruleset, s) for s in range(1, self.players + 1)}
-            self.by_seat = [self.private[1], *self.private.values()]  # by seat number (index 0: unused)
+            self._private_block()
         else:  # the same buffers, zeroed: a reset per game costs no allocation
-            self.public.reset()
-            for enc in self.private.values():
-                enc.reset()
+            self.public.buf[:] = 0.0
+            privates = self.privates
+            privates[:] = 0.0
+            privates[self._diagonal] = 1.0  # each seat's one-hot, the first field of its part
+            for enc in self.by_seat:
+                enc.current = enc.current_i = None
         self.cursor = 0
         self.ended: np.ndarray | None = None  # the observations of the finished game (``final``)
         self.handed: list[bool] = []
@@ -86,24 +104,36 @@ class Table:
         self.request: list[Decision] = []
         self.queue: list[int] = []
         self.at = 0
+        if self.speech:  # the roles of the deck (public: the box on the table), for the claims' mask
+            center = getattr(self.game.table, "center", None) or ()
+            self.deck = self.talk.for_deck({*self.game.dealt, *center})
+        self.turns: list[tuple[int, str]] = []  # the speaking turns opened by the last hook read, in order
+        self.turn: SpeechTurn | None = None  # the speaking turn open now (speech=True)
+        self.statements: list[Act] = []  # every statement said at this table, in order (a transcript)
+        if self.hosted:
+            self.host = Host(self.game)
         self.sync()
 
     def sync(self) -> None:
-        """Read the game's new events into the encoders (each event once)."""
+        """Read the game's new events into the encoders (each event once). With speech, reading stops
+        after an event that opens speaking turns: the turns are served before what follows is read."""
         events = self.game.events
         n = len(events)
+        if self.speech and self.cursor < n:
+            n = self._next_hook(events, n)
         if self.cursor < n:
             public, private = self.public.update, self.by_seat
             if self.lang is None:
                 # Only the events an encoder reads (most of a log, the night's steps and the turns, are not).
+                apply = self.public.apply
                 for e in events[self.cursor:n]:
-                    to = e.to
+                    to, t = e.to, e.type
                     if to is None:
-                        if e.type in PUBLIC_TYPES:
-                            public(e)
-                    elif e.type in PRIVATE_TYPES:
+                        if t in PUBLIC_TYPES:
+                            apply(t, e.data)
+                    elif t in PRIVATE_TYPES:
                         for s in to:  # a seat of the audience is a seat of the game (never 0)
-                            private[s].update(e)
+                            private[s].apply(t, e.data)
             else:
                 seen = self.seen
                 for e in events[self.cursor:n]:
@@ -117,6 +147,9 @@ class Table:
                             private[s].update(e)
                             seen[s].append(e)
             self.cursor = n
+        if self.turns:
+            self._open_turn()
+            return
         game = self.game
         if game.request is not self.request:
             request = self.request = game.request
@@ -124,14 +157,98 @@ class Table:
             self.queue = [0] if n == 1 else sorted(range(n), key=lambda i: request[i].seat)
             self.at = 0
 
+    def _private_block(self, old: dict[int, PrivateEncoder] | None = None) -> None:
+        """Every seat's private part as the rows of one block (zeroed at once at each reset); ``old``: the
+        encoders to take the contents of (an unpickled table's)."""
+        seats = range(1, self.players + 1)
+        self.privates = np.zeros((self.players, self.cut[1] - self.cut[0]), dtype=np.float32)
+        self._diagonal = (np.arange(self.players), np.arange(self.players))
+        self.private = {s: PrivateEncoder(self.ruleset, s, self.privates[s - 1]) for s in seats}
+        if old is not None:
+            for s, enc in self.private.items():
+                enc.buf[:] = old[s].buf
+                enc.current, enc.current_i = old[s].current, old[s].current_i
+        self.by_seat = [self.private[1], *self.private.values()]  # by seat number (index 0: unused)
+
+    def _next_hook(self, events: list[Any], n: int) -> int:
+        """How far to read now: up to and including the next event that opens speaking turns (its turns
+        are queued in ``turns``), or to ``n``."""
+        for i in range(self.cursor, n):
+            e = events[i]
+            if e.to is None and e.type in HOOKS:
+                d = e.data
+                if e.type == "discussion":  # one-night: every seat speaks, in seat order
+                    self.turns = [(s, "discussion") for s in range(1, self.players + 1)]
+                else:
+                    self.turns = [(int(d["seat"]), str(d.get("part", "last_words")))]
+                return i + 1
+        return n
+
+    def _open_turn(self) -> None:
+        seat, part = self.turns.pop(0)
+        self.turn = SpeechTurn(seat, part)
+
+    def end_turn(self) -> None:
+        self.turn = None
+        if self.turns:
+            self._open_turn()
+        else:
+            self.sync()
+
     def current(self) -> Decision | None:
-        """The next open decision in seat order (None: the game is over)."""
+        """The next open decision in seat order, or the speaking turn open now (None: the game is over)."""
+        if self.turn is not None:
+            return self.turn
         if self.game.over or self.at >= len(self.queue):
             return None
         return self.request[self.queue[self.at]]
 
+    def legal(self, d: Decision) -> tuple[np.ndarray, dict[int, Any], list[str]]:
+        """``d``'s mask, the engine value of each legal action (a speaking turn: none) and the legal ids."""
+        if isinstance(d, SpeechTurn):
+            public = self.public
+            sheriff = np.flatnonzero(public.sheriff)
+            mask = self.talk.mask(d, self.players, public.alive, int(sheriff[0]) + 1 if len(sheriff) else None,
+                                  self.deck)
+            ids = self.space.ids
+            return mask, {}, [ids[i] for i in np.flatnonzero(mask)]
+        return self.space.legal(d)
+
+    def say(self, seat: int, acts: list[Act]) -> None:
+        """Put statements of ``seat`` into every seat's public encoding (and the opponents' views)."""
+        if not acts:
+            return
+        host = self.host
+        if host is not None:
+            self.feed_host()
+            acts = host.post(seat, acts)
+            made = host.public[-len(acts):]
+        else:
+            phase = self.game.phase
+            made = [statement_event(a, a.phase or phase) for a in acts]
+        self.statements += acts
+        for e in made:
+            self.public.update(e)
+            if self.lang is not None:
+                for lst in self.seen.values():
+                    lst.append(e)
+
+    def feed_host(self) -> None:
+        """Bring the opponents' host to the events read so far (and no further)."""
+        assert self.host is not None
+        self.host.sync(self.cursor)
+
+    def answer(self, d: Decision, value: Any) -> None:
+        """Answer the engine's decision ``d`` with a legal ``value`` (an opponent's, checked by the caller)."""
+        self.at += 1
+        self.game.answer_value(d, value)
+        self.sync()
+
     def play(self, d: Decision, action: int | None,
              legal_now: tuple[np.ndarray, dict[int, Any], list[str]] | None = None) -> None:
+        if type(d) is SpeechTurn:
+            self._speak(d, action, legal_now)
+            return
         mask, values, legal = legal_now or self.space.legal(d)
         i = -1 if action is None else int(action)
         if i not in values:  # the legal actions, and the engine's value of each
@@ -141,6 +258,24 @@ class Table:
         self.at += 1
         self.game.answer_value(d, values[i])
         self.sync()
+
+    def _speak(self, turn: SpeechTurn, action: int | None,
+               legal_now: tuple[np.ndarray, dict[int, Any], list[str]] | None) -> None:
+        mask = (legal_now or self.legal(turn))[0]
+        i = -1 if action is None else int(action)
+        if not (0 <= i < self.space.n and mask[i]):
+            name = self.space.ids[i] if 0 <= i < self.space.n else action
+            raise ValueError(f"action {action} ({name}) is not legal for seat {turn.seat}'s speaking turn "
+                             f"(legal: {', '.join(self.legal(turn)[2])})")
+        if i == self.talk.done:
+            self.end_turn()
+            return
+        act = decode(self.space.ids[i], turn.seat)
+        assert act is not None
+        turn.said.append(i)
+        self.say(turn.seat, [act])
+        if len(turn.said) >= self.talk.max_statements:
+            self.end_turn()
 
     def vector(self, seat: int, d: Decision | None) -> np.ndarray:
         # Three slice copies into a new array: half the time of np.concatenate for these sizes.
@@ -161,14 +296,38 @@ class Table:
             block = self.ended = np.empty((n, self.size), dtype=np.float32)
             a, b = self.cut
             block[:, :a] = self.public.buf
-            for s in range(1, n + 1):
-                block[s - 1, a:b] = self.by_seat[s].buf
+            block[:, a:b] = self.privates
             block[:, b:] = self.decisions.encode(None)
             self.handed = [False] * (n + 1)
         if self.handed[seat]:  # (its row is the policy's now, changed or not)
             return self.vector(seat, None)
         self.handed[seat] = True
         return block[seat - 1]
+
+    def state(self) -> np.ndarray:
+        """The whole hidden state, encoded (``encoding.state_layout``): for centralised critics at training
+        time only. It holds every seat's role and private knowledge: never a policy's input at play."""
+        out = np.zeros(self.state_size, dtype=np.float32)
+        a, b = self.cut
+        out[:a] = self.public.buf
+        q = b - a
+        out[a:a + self.players * q] = self.privates.ravel()
+        true_state(self.game, self.ruleset, out[a + self.max_seats * q:])
+        return out
+
+    # -- pickling: a game's open decisions are the engine's objects, made again when it is unpickled --
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        # Whether the game's request was read yet (a speaking turn holds the reading back): a read one is
+        # the unpickled game's request, one not read yet is read there as here, at the turn's end.
+        state["request"] = hasattr(self, "game") and self.request is self.game.request
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.request = self.game.request if state["request"] else []
+        if "private" in state:  # the encoders were pickled apart from the block: made its rows again
+            self._private_block(state["private"])
 
     def rewards(self) -> dict[int, float]:
         """+1 for the winners, -1 for the others; 0 for all when nobody won (a stopped game)."""
@@ -185,10 +344,13 @@ class Table:
         lines, seen = self.lines[seat], self.seen[seat]
         n = len(seen) if upto is None else upto
         for e in seen[len(lines):n]:
-            lines.append(narrate(e.as_json(), lang, seat))  # None: nothing to show this seat
+            if e.type == "statement":  # said at the table: the sentence, as the bots' speech renders it
+                lines.append(render(statement_act(e), lang, speaker=True))
+            else:
+                lines.append(narrate(e.as_json(), lang, seat))  # None: nothing to show this seat
         out = "\n".join(line for line in lines[:n] if line)
         if d is not None:
-            legal = self.space.legal(d)[2]
+            legal = self.legal(d)[2]
             names = " / ".join(i18n.t(f"act.{a}", lang) if i18n.has(f"act.{a}", lang) else a for a in d.acts)
             out += f"\n> {names}: {', '.join(legal)}"
         return out
@@ -207,6 +369,9 @@ class Info(dict):  # type: ignore[type-arg]
     def __init__(self, legal: list[str], table: Table, seat: int, d: Decision | None, upto: int) -> None:
         super().__init__(legal=legal)
         self._text: tuple[Table, int, Decision | None, int] | None = (table, seat, d, upto)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (dict, (), None, None, iter(dict(self, text=self.get("text")).items()))  # the text made now
 
     def __missing__(self, key: str) -> Any:
         if key == "text" and self._text is not None:
@@ -246,6 +411,13 @@ class SeatSpaces:
             "action_mask": spaces.Box(0, 1, (n,), np.int8),
         })
         self.action_ids = table.space.ids  # action i is the option id action_ids[i]
+        self.state_space = spaces.Box(0.0, np.inf, (table.state_size,), np.float32)
+
+    def state(self) -> np.ndarray:
+        """The whole hidden state of the game, encoded (``werewolf.env.encoding.state_layout``): every seat's
+        role and private view. For centralised critics (CTDE) at training time ONLY: a policy that acts
+        must be given its seat's observation, never this."""
+        return self.t.state()
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self._observation_space
@@ -276,9 +448,10 @@ class WerewolfEnv(SeatSpaces, AECEnv):  # type: ignore[misc]
 
     def __init__(self, ruleset: str = "classic", deck: str | tuple[str, ...] | list[str] | None = None,
                  options: Mapping[str, Any] | None = None, seed: int | None = None, lang: str | None = "en",
-                 players: int | None = None, render_mode: str | None = None) -> None:
+                 players: int | None = None, render_mode: str | None = None, speech: bool = False,
+                 max_statements: int = MAX_STATEMENTS) -> None:
         super().__init__()
-        self.set_table(Table(ruleset, deck, options, seed, lang, players), render_mode)
+        self.set_table(Table(ruleset, deck, options, seed, lang, players, speech, max_statements), render_mode)
         self._seat = {a: i + 1 for i, a in enumerate(self.possible_agents)}
         self._names = ["", *self.possible_agents]  # by seat number
 
@@ -291,24 +464,36 @@ class WerewolfEnv(SeatSpaces, AECEnv):  # type: ignore[misc]
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self.final_rewards: dict[str, float] = {}  # every seat's reward, once the game is over
+        self._rewards_out = False  # the rewards of the end are in ``rewards`` (zeroed as the first seat leaves)
+        self._decision: Decision | None = None
         self._select()
 
     def _select(self) -> None:
         t = self.t
-        d = t.current()
+        # ``t.current()`` and ``t.legal(d)``, inlined: this runs at every step.
+        turn = t.turn
+        if turn is not None:
+            d: Decision | None = turn
+            legal = t.legal(turn)
+        elif t.game.over or t.at >= len(t.queue):
+            d = None
+        else:
+            d = t.request[t.queue[t.at]]
+            legal = t.space.legal(d)
         if d is None:
             self.final_rewards = {agent_name(s): r for s, r in t.rewards().items()}
             for a, r in self.final_rewards.items():
                 self.rewards[a] = r
                 self.terminations[a] = True
             self.agent_selection = self.agents[0]
-            self._decision: Decision | None = None
+            self._decision = None
             self._accumulate_rewards()
+            self._rewards_out = True
             return
         a = self._names[d.seat]
         self.agent_selection = a
         self._decision = d
-        self._legal = legal = t.space.legal(d)
+        self._legal = legal
         self.infos[a] = {"legal": legal[2]} if t.lang is None else t.info(d.seat, d, legal[2])
 
     def step(self, action: int | None) -> None:
@@ -320,8 +505,27 @@ class WerewolfEnv(SeatSpaces, AECEnv):  # type: ignore[misc]
         assert d is not None
         self._cumulative_rewards[a] = 0.0
         self.infos[a] = {}
-        self.t.play(d, action, self._legal)
+        t = self.t
+        values = self._legal[1]
+        if t.turn is None and action in values and type(action) is int:  # ``t.play``, inlined: every step
+            t.at += 1
+            t.game.answer_value(d, values[action])
+            t.sync()
+        else:  # a speaking turn, an action of another type (numpy's), or an illegal one (refused there)
+            t.play(d, action, self._legal)
         self._select()  # rewards come at the end only: accumulated there
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_decision"] = state["_legal"] = None  # the engine's objects: found again in the unpickled game
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if hasattr(self.t, "game"):  # reset before it was pickled: the selected seat's decision, as ``_select``
+            d = self._decision = self.t.current()
+            if d is not None:
+                self._legal = self.t.legal(d)
 
     def _step_out(self, a: str, action: int | None) -> None:
         """A seat leaves the finished game (PettingZoo's ``_was_dead_step``, for a game whose seats
@@ -329,12 +533,33 @@ class WerewolfEnv(SeatSpaces, AECEnv):  # type: ignore[misc]
         if action is not None:
             raise ValueError("when an agent is dead, the only valid action is None")
         del self.terminations[a], self.truncations[a], self.rewards[a], self._cumulative_rewards[a], self.infos[a]
-        self.agents.remove(a)
-        if self.agents:
-            self.agent_selection = self.agents[0]
-        rewards = self.rewards
-        for k in rewards:  # given once, at the end (``_cumulative_rewards`` keeps them for ``last``)
-            rewards[k] = 0.0
+        agents = self.agents
+        if agents[0] == a:
+            del agents[0]
+        else:
+            agents.remove(a)
+        if agents:
+            self.agent_selection = agents[0]
+        if self._rewards_out:  # given once, at the end (``_cumulative_rewards`` keeps them for ``last``)
+            self._rewards_out = False
+            rewards = self.rewards
+            for k in rewards:
+                rewards[k] = 0.0
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last``, with the selected seat's observation made inline (every step reads it)."""
+        a = self.agent_selection
+        obs: Any = None
+        if observe:
+            d = self._decision
+            t = self.t
+            if d is not None:
+                obs = {"observation": t.vector(self._seat[a], d), "action_mask": self._legal[0]}
+            elif t.game.over and t.turn is None:  # the seats leaving the finished game
+                obs = {"observation": t.final(self._seat[a]), "action_mask": t.no_mask}
+            else:
+                obs = self.observe(a)
+        return obs, self._cumulative_rewards[a], self.terminations[a], self.truncations[a], self.infos[a]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
@@ -342,7 +567,8 @@ class WerewolfEnv(SeatSpaces, AECEnv):  # type: ignore[misc]
         if d is not None:
             return {"observation": self.t.vector(seat, d), "action_mask": self._legal[0]}
         t = self.t  # the masks are read-only arrays, shared
-        return {"observation": t.final(seat) if t.game.over else t.vector(seat, None), "action_mask": t.no_mask}
+        ended = t.game.over and t.turn is None
+        return {"observation": t.final(seat) if ended else t.vector(seat, None), "action_mask": t.no_mask}
 
     def render(self) -> str | None:
         if self.render_mode != "ansi":

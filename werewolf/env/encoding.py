@@ -32,12 +32,27 @@ private (what this seat was told)
     lovers N       the lovers it was told of
     victim N       the pack's victim it was told of (the witch; the pack's choice)
 decision
-    act A          one-hot: the act of the decision this seat owes now (none: all 0)
+    act A          one-hot: the act of the decision this seat owes now (none: all 0; ``say``: its speaking turn)
     interrupt 1    1 when that decision is an interrupt (a self-destruct, a duel)
 
 The encoders only ever read the events they have not read (``SeatEncoder.update(view.new_events())``):
-nothing rescans the log. Statements reach the public part only where a ``Host`` puts them in the
-views (agents that speak); the environments' seats do not speak.
+nothing rescans the log. Statements reach the public part where a ``Host`` puts them in the views
+(agents that speak) and, in the environments, where seats speak (``speech=True``: the ``say:...``
+actions of ``werewolf.env.speech``) or opponents do (``werewolf.env.single``).
+
+The state (``state()`` of every environment; ``state_layout(ruleset)``): the whole hidden game, for
+centralised critics at training time ONLY (it holds every seat's role: a policy that acts must never
+be given it):
+
+    public …       the public fields above, as they are
+    private N×P    every seat's private part (row s - 1; P = the private part's size; absent seats 0)
+    roles N×R      each seat's card now (after a thief's, a robber's or a troublemaker's change)
+    sides N×3      the side each seat plays for now: wolves | village | others
+    center_cards C×R  the centre (bottom) cards now
+
+Versions: 1, the first. 2: the action spaces gained the speech actions (``say:...``, appended), so
+``A`` counts the act ``say`` too: the ``act`` field has one more entry (in its sorted place) and
+``interrupt`` moves by one; every other field is unchanged. The state (``state()``) is new in 2.
 """
 
 from __future__ import annotations
@@ -52,7 +67,7 @@ from werewolf.core.decisions import Decision
 from werewolf.core.events import Event
 from werewolf.env.actions import action_space, max_seats, ruleset_roles
 
-ENCODING_VERSION = 1
+ENCODING_VERSION = 2
 CENTER = 3
 ROUNDS = 3
 
@@ -97,9 +112,11 @@ def unflatten(ruleset: str, vector: np.ndarray) -> dict[str, np.ndarray]:
     return {name: vector[a:b].reshape(shape) for name, (a, b, shape) in layout(ruleset).items()}
 
 
-def _fields(ruleset: str, part: str) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def _fields(ruleset: str, part: str, buf: np.ndarray | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     start, stop = _split(ruleset, part)
-    buf = np.zeros(stop - start, dtype=np.float32)
+    if buf is None:
+        buf = np.zeros(stop - start, dtype=np.float32)
+    assert buf.shape == (stop - start,) and buf.dtype == np.float32
     views = {name: buf[a - start:b - start].reshape(shape) for name, (a, b, shape) in layout(ruleset).items()
              if start <= a < stop}
     return buf, views
@@ -122,15 +139,25 @@ class PublicEncoder:
     def reset(self) -> None:
         self.buf[:] = 0.0
 
+    # The fields are views of ``buf``: pickled apart they would be copies. Made again, then filled.
+    def __getstate__(self) -> dict[str, Any]:
+        return {"ruleset": self.ruleset, "buf": self.buf}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["ruleset"])  # type: ignore[misc]
+        self.buf[:] = state["buf"]
+
     def _reveal(self, seat: Any, role: Any) -> None:
         i = self.roles.get(role) if isinstance(role, str) else None
         if i is not None and seat is not None and 1 <= int(seat) <= self.n:
             self.revealed[int(seat) - 1, i] = 1.0
 
     def update(self, e: Event) -> None:
-        t, d = e.type, e.data
-        if t not in PUBLIC_TYPES:  # most of the log (speaking turns, night steps) changes nothing here
-            return
+        if e.type in PUBLIC_TYPES:  # most of the log (speaking turns, night steps) changes nothing here
+            self.apply(e.type, e.data)
+
+    def apply(self, t: str, d: dict[str, Any]) -> None:
+        """Read a public event of a type in ``PUBLIC_TYPES`` (``update`` without the check)."""
         if t == "statement":
             self._statement(d)
         elif t == "votes" and "ballots" in d:  # a secret ballot tells only the tally
@@ -167,9 +194,13 @@ class PublicEncoder:
             self.phase[0] = 1.0
         elif t == "game_over":
             self.over[0] = 1.0
-        elif t == "roles":
+        elif t == "roles":  # every card, at the end: written here (a call per seat costs more than the writes)
+            roles, revealed, n = self.roles, self.revealed, self.n
             for seat, role in d["roles"].items():
-                self._reveal(seat, role)
+                i = roles.get(role)
+                s = int(seat)
+                if i is not None and 1 <= s <= n:
+                    revealed[s - 1, i] = 1.0
 
     def _statement(self, d: dict[str, Any]) -> None:
         s = int(d["seat"]) - 1
@@ -199,11 +230,13 @@ class PublicEncoder:
 class PrivateEncoder:
     """One seat's private part, fed the events told to that seat."""
 
-    def __init__(self, ruleset: str, seat: int) -> None:
+    def __init__(self, ruleset: str, seat: int, buf: np.ndarray | None = None) -> None:
+        """``buf``: where to keep the part (a row of a table's block of every seat's, reset at once)."""
+        self.ruleset = ruleset
         self.roles = {r: i for i, r in enumerate(ruleset_roles(ruleset))}
         self.n = max_seats(ruleset)
         self.me = seat
-        self.buf, f = _fields(ruleset, "private")
+        self.buf, f = _fields(ruleset, "private", buf)
         f["seat"][seat - 1] = 1.0
         self.role, self.known_role, self.known_team = f["role"], f["known_role"], f["known_team"]
         self.center, self.lovers, self.victim = f["center"], f["lovers"], f["victim"]
@@ -216,6 +249,15 @@ class PrivateEncoder:
         self._seat[self.me - 1] = 1.0
         self.current = None
         self.current_i = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"ruleset": self.ruleset, "seat": self.me, "buf": self.buf, "current": self.current,
+                "current_i": self.current_i}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["ruleset"], state["seat"])  # type: ignore[misc]
+        self.buf[:] = state["buf"]
+        self.current, self.current_i = state["current"], state["current_i"]
 
     def _know(self, seat: Any, role: Any) -> None:
         i = self.roles.get(role) if isinstance(role, str) else None
@@ -240,14 +282,22 @@ class PrivateEncoder:
             self.center[card - 1, i] = 1.0
 
     def update(self, e: Event) -> None:
-        t, d = e.type, e.data
-        if t not in PRIVATE_TYPES:
-            return
+        if e.type in PRIVATE_TYPES:
+            self.apply(e.type, e.data)
+
+    def apply(self, t: str, d: dict[str, Any]) -> None:
+        """Read an event of a type in ``PRIVATE_TYPES`` told to this seat (``update`` without the check)."""
         if t == "role" or t == "took" or t == "own_card":
-            if d.get("seat") == self.me:
-                self._own(d.get("role"))
+            role = d.get("role")
+            if d.get("seat") != self.me:
+                self._know(d.get("seat"), role)
+            elif self.current_i is None and role in self.roles:  # the deal (``_own``, inlined: every seat's)
+                i = self.roles[role]
+                self.current, self.current_i = role, i
+                self.role[i] = 1.0
+                self.known_role[self.me - 1, i] = 1.0
             else:
-                self._know(d.get("seat"), d.get("role"))
+                self._own(role)
         elif t == "check":
             target = d.get("target")
             if target is not None:
@@ -338,6 +388,68 @@ class SeatEncoder:
 
     def vector(self, decision: Decision | None = None) -> np.ndarray:
         return np.concatenate((self.public.buf, self.private.buf, self.decision.encode(decision)))
+
+
+# -- the whole hidden state (centralised critics) ----------------------------------------------
+
+SIDES = ("wolves", "village", "others")
+
+
+@cache
+def state_layout(ruleset: str) -> dict[str, tuple[int, int, tuple[int, ...]]]:
+    """Each field of ``ruleset``'s state vector (``state()`` of the environments): (start, stop, shape)."""
+    n, r = max_seats(ruleset), len(ruleset_roles(ruleset))
+    lay = layout(ruleset)
+    public = _split(ruleset, "public")
+    private = _split(ruleset, "private")
+    out = {name: v for name, v in lay.items() if v[1] <= public[1]}
+    at = public[1]
+    shapes = [("private", (n, private[1] - private[0])), ("roles", (n, r)), ("sides", (n, len(SIDES))),
+              ("center_cards", (CENTER, r))]
+    for name, shape in shapes:
+        size = int(np.prod(shape))
+        out[name] = (at, at + size, shape)
+        at += size
+    return out
+
+
+def side_of(role: str) -> str:
+    """``wolves``, ``village`` or ``others``: the side a card plays for (as ``--bots`` has it)."""
+    from werewolf.sim.config import team_key
+
+    try:
+        return team_key(role)
+    except KeyError:
+        return "others"
+
+
+def state_size(ruleset: str) -> int:
+    return max(b for _, b, _ in state_layout(ruleset).values())
+
+
+def true_state(game: Any, ruleset: str, out: np.ndarray) -> None:
+    """Write the engine's hidden truth into ``out`` (the ``roles``, ``sides`` and ``center_cards`` fields,
+    in that order): each seat's card as it is now (after a robber's or a thief's change), the side it
+    plays for now (a transformed wild child, a one-night card's team), the centre cards now."""
+    n, roles = max_seats(ruleset), {x: i for i, x in enumerate(ruleset_roles(ruleset))}
+    r = len(roles)
+    role_of = out[:n * r].reshape(n, r)
+    side = out[n * r:n * r + n * len(SIDES)].reshape(n, len(SIDES))
+    center = out[n * r + n * len(SIDES):].reshape(CENTER, r)
+    table = game.table
+    cards = getattr(table, "cards", None)
+    if cards is not None:  # one-night: the cards as they lie now
+        seats = [(card, side_of(card)) for card in cards]
+    else:
+        factions = {"wolf": "wolves", "good": "village"}
+        seats = [(p.role, factions.get(p.faction, "others")) for p in table.players]
+    for i, (card, team) in enumerate(seats):
+        if card in roles:
+            role_of[i, roles[card]] = 1.0
+        side[i, SIDES.index(team)] = 1.0
+    for i, card in enumerate(list(getattr(table, "center", ()) or ())[:CENTER]):
+        if card in roles:
+            center[i, roles[card]] = 1.0
 
 
 def size(ruleset: str) -> int:

@@ -5,7 +5,8 @@ at a vote, every wolf at the kill, the one seat of most night steps) give it tog
 answer ``0`` (``wait``, the only action their mask allows). A seat that owes two answers at once
 gives the second at the next step. Natural for the simultaneous decisions of every ruleset (the
 one-night games' vote, the pack's kill, the day's votes); a sequential night is simply a run of
-steps where one seat acts and the others wait.
+steps where one seat acts and the others wait, and so is a speaking turn (``speech=True``: the
+speaker says one statement a step).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pettingzoo import ParallelEnv
 from werewolf.core.decisions import Decision
 from werewolf.env.aec import SeatSpaces, Table, agent_name
 from werewolf.env.encoding import ENCODING_VERSION
+from werewolf.env.speech import MAX_STATEMENTS
 
 
 class WerewolfParallelEnv(SeatSpaces, ParallelEnv):  # type: ignore[misc]
@@ -28,14 +30,28 @@ class WerewolfParallelEnv(SeatSpaces, ParallelEnv):  # type: ignore[misc]
 
     def __init__(self, ruleset: str = "classic", deck: str | tuple[str, ...] | list[str] | None = None,
                  options: Mapping[str, Any] | None = None, seed: int | None = None, lang: str | None = "en",
-                 players: int | None = None, render_mode: str | None = None) -> None:
-        self.set_table(Table(ruleset, deck, options, seed, lang, players), render_mode)
+                 players: int | None = None, render_mode: str | None = None, speech: bool = False,
+                 max_statements: int = MAX_STATEMENTS) -> None:
+        self.set_table(Table(ruleset, deck, options, seed, lang, players, speech, max_statements), render_mode)
         self.agents: list[str] = []
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_pending"] = None  # the engine's objects: found again in the unpickled game
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if "_pending" in state and hasattr(self.t, "game"):
+            self._pending = self._owed()
 
     def _owed(self) -> dict[int, Decision]:
         """Each seat's first open decision, from the serving queue's position on."""
         t = self.t
         out: dict[int, Decision] = {}
+        if t.turn is not None:  # a speaking turn: the speaker alone acts, one statement a step
+            out[t.turn.seat] = t.turn
+            return out
         if t.game.over:
             return out
         for i in t.queue[t.at:]:
@@ -57,7 +73,7 @@ class WerewolfParallelEnv(SeatSpaces, ParallelEnv):  # type: ignore[misc]
                 obs[a] = {"observation": t.vector(s, None), "action_mask": t.wait_mask}
                 infos[a] = t.info(s, None, ["wait"])
             else:
-                mask, _, legal = t.space.legal(d)
+                mask, _, legal = t.legal(d)
                 obs[a] = {"observation": t.vector(s, d), "action_mask": mask}
                 infos[a] = t.info(s, d, legal)
         return obs, infos
@@ -72,6 +88,10 @@ class WerewolfParallelEnv(SeatSpaces, ParallelEnv):  # type: ignore[misc]
                                                          dict[str, bool], dict[str, dict[str, Any]]]:
         t = self.t
         owed = self._pending
+        turn = t.turn
+        if turn is not None and owed.get(turn.seat) is turn:
+            t.play(turn, actions.get(agent_name(turn.seat)))
+            return self._after(list(self.agents))
         # Answer in seat order; the rest of the request stays in the queue for the next step.
         todo = [t.request[i] for i in t.queue[t.at:] if owed.get(t.request[i].seat) is t.request[i]]
         rest = [i for i in t.queue[t.at:] if owed.get(t.request[i].seat) is not t.request[i]]
@@ -79,8 +99,12 @@ class WerewolfParallelEnv(SeatSpaces, ParallelEnv):  # type: ignore[misc]
         t.queue = t.queue[:t.at] + [request.index(d) for d in todo] + rest
         for d in todo:
             t.play(d, actions.get(agent_name(d.seat)))
-        agents = list(self.agents)
-        if t.game.over:
+        return self._after(list(self.agents))
+
+    def _after(self, agents: list[str]) -> tuple[dict[str, Any], dict[str, float], dict[str, bool],
+                                                 dict[str, bool], dict[str, dict[str, Any]]]:
+        t = self.t
+        if t.game.over and t.turn is None:
             rewards = {agent_name(s): r for s, r in t.rewards().items()}
             obs, infos = self._observe()
             self.agents = []
