@@ -152,7 +152,12 @@ def dumps(value: Any) -> str:
             return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
         except TypeError:  # an integer beyond 64 bits, say: the standard library takes anything JSON can
             pass
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    try:
+        text.encode()
+    except UnicodeEncodeError:  # a lone surrogate past every check (werewolf.printable): escaped, the view goes out
+        text = json.dumps(value, separators=(",", ":"))
+    return text
 
 
 class ApiError(Exception):
