@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
@@ -36,6 +35,8 @@ from pydantic import (
 
 from werewolf.core.errors import quoted
 from werewolf.printable import printable
+from werewolf.web import names
+from werewolf.web.names import check_name
 from werewolf.web.timers import MAX_SPEECH, MIN_SPEECH, NO_TURNS
 
 MAX_SEAT = 99  # no deck has more seats; a room's own range (1..players) is checked by the room
@@ -112,6 +113,9 @@ Options = Annotated[
 def move_fields(value: Any) -> dict[str, Any]:
     """The body of ``/act``: a JSON object with an ``act`` (a name) and a few bounded fields."""
     move = _fields(value, "a move", 8)
+    seat = move.get("seat")
+    if "seat" in move and (not isinstance(seat, int) or isinstance(seat, bool)):  # 1.0 == True == 1 in Python
+        raise ValueError(f"seat: a seat is an integer, your own seat's number (got {quoted(seat)})")
     act = move.get("act")
     if not isinstance(act, str):
         raise ValueError("a move needs an 'act' (a string), e.g. {\"act\": \"vote\", \"target\": 4}")
@@ -133,14 +137,15 @@ def clean_name(name: str) -> str:
     """A player's name as shown: NFC, runs of spaces made one, trimmed; printable characters only.
 
     Refused: control and format characters (bidi overrides, zero-width ones: Unicode's C*
-    categories), line and paragraph separators, private-use and unassigned code points.
+    categories), line and paragraph separators, private-use and unassigned code points; and a name
+    that looks blank or like a seat label (``werewolf.web.names``).
     """
-    return printable(name, "name", MAX_NAME)
+    return check_name(printable(name, "name", MAX_NAME))
 
 
 def name_key(name: str) -> str:
-    """What two names must not share in one room: the name compared case- and width-insensitively."""
-    return unicodedata.normalize("NFKC", name).casefold()
+    """What two names must not share in one room: their confusable skeleton (``werewolf.web.names``)."""
+    return names.name_key(name)
 
 
 # -- the bodies -----------------------------------------------------------------------------------
