@@ -59,7 +59,8 @@ def _labels() -> re.Pattern[str]:
             "fmt.seat", lang, n="{n}") else ("", "", "")
         if not before and not after:
             continue
-        parts.append(re.escape(name_key(before.strip())) + r"\s*" + digit + r"+\s*" + re.escape(name_key(after.strip())))
+        parts.append(re.escape(name_key(before.strip())) + r"\s*" + digit + r"+\s*"
+                     + re.escape(name_key(after.strip())))
     return re.compile("|".join(f"(?:{p})" for p in parts if p))
 
 
