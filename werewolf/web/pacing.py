@@ -47,6 +47,11 @@ from typing import Protocol
 from werewolf.core.events import Event
 
 MAX_PACE = 120.0  # seconds: the longest a room may hold a step
+# Seconds a step must last at the least to hide whether its role is played: less than a person takes to read
+# a prompt and tap, and a played-out step (a dead or absent role) ends before any live one could. A room
+# whose pace is shorter ("pace": [0, 0] plays the nights at once, for tests and bot tables) is marked
+# "instant nights" on every screen, as a fixed deal is (``Pace.instant``; the room's ``instant_nights``).
+MIN_HIDING = 2.0
 GAP = 1.0  # seconds between a step's end and the next release ("…close your eyes.")
 
 
@@ -78,6 +83,11 @@ class Pace:
     @property
     def gap(self) -> float:
         return min(GAP, self.high / 4)
+
+    @property
+    def instant(self) -> bool:
+        """Whether a step may be shorter than ``MIN_HIDING``: then the nights' timing shows who is dead."""
+        return self.low < MIN_HIDING
 
     def draw(self, rng: random.Random) -> float:
         return self.low if self.high <= self.low else rng.uniform(self.low, self.high)

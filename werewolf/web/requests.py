@@ -211,7 +211,8 @@ class CreateRoom(Strict):
     pace: Annotated[list[Annotated[float, Field(ge=0, le=120)]], Field(min_length=2, max_length=2)] | None = Field(
         None, description="[shortest, longest] seconds a night step lasts, whoever holds it (a step of a dead or "
                           "absent role too); each step's length is drawn in this range (0 to 120); null: the "
-                          "server's --pace")
+                          "server's --pace. A shortest step under 2 s marks the room \"instant nights\" "
+                          "everywhere (its info's instant_nights): its timing shows which roles are dead")
 
 
     @model_validator(mode="after")

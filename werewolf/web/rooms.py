@@ -331,6 +331,8 @@ class Room:
             "bot_kinds": {str(s): k for s, k in sorted(self.bot_kinds.items())},
             # A deal its creator chose (a seed) is known to the creator: every screen says so.
             "fixed_deal": self.fixed_deal, "pace": self.pace.as_json(), **series_info(self.rec),
+            # Steps shorter than a person's answer: a dead role's ends at once, and every screen says so.
+            "instant_nights": self.pace.instant,
             "seats": [{"seat": n, "name": self.names.get(n), "bot": n in self.bots,
                        "taken": n in self.names or n in self.bots} for n in range(1, self.n + 1)],
         }
