@@ -44,7 +44,8 @@ def test_names_that_look_alike_are_one_name_in_a_room(client: Any, first: str, t
 
 @pytest.mark.parametrize("name", [
     "👨\u200d👩\u200d👧 family", "👩\u200d❤\ufe0f\u200d👨", "🏳\ufe0f\u200d🌈",
-    "🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f", "👍🏽", "क्\u200dष", "می\u200cخواهم", "陳大文 🐺", "Seattle 3", "Zoë",
+    "🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f", "👍🏽",
+    "क्\u200dष", "می\u200cخواهم", "陳大文 🐺", "Seattle 3", "Zoë",
 ])
 def test_emoji_sequences_and_joined_scripts_are_names(client: Any, name: str) -> None:
     room = create(client, deck=NINE)["room"]
