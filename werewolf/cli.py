@@ -135,7 +135,8 @@ def play_command(ruleset: str, deck: str | None, players: int | None, seat: int 
               default="info", show_default=True, help="How much the server logs (tokens never appear).")
 @click.option("--pace", type=(float, float), default=(4.0, 9.0), show_default=True, metavar="MIN MAX",
               help="Seconds every night step lasts, drawn between MIN and MAX, whether its role is played, "
-                   "dead or absent (so that timing tells nothing); a room may set its own.")
+                   "dead or absent (so that timing tells nothing), or as long as the room's people take (at most "
+                   "45 s, when a person is declined); a room may set its own.")
 @click.option("--workers", type=click.IntRange(min=1, max=64), default=1, show_default=True,
               help="Server processes behind the port, each room's connections handed to the one that is its "
                    "home (PostgreSQL only; several `werewolf serve` on one PostgreSQL database serve the same "

@@ -24,6 +24,7 @@ def unpaced(monkeypatch: pytest.MonkeyPatch) -> None:
     from werewolf.web import pacing
 
     monkeypatch.setattr(pacing, "DEFAULT_PACE", pacing.Pace(0.0, 0.0))
+    monkeypatch.setattr(pacing, "POOL", {})  # (the server's answer times: each test's own)
 
 
 def pytest_configure(config: Any) -> None:

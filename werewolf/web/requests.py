@@ -210,8 +210,9 @@ class CreateRoom(Strict):
                           f"{MAX_SPEECH:g}; null: the ruleset's default (120 s; none in the one-night games)")
     pace: Annotated[list[Annotated[float, Field(ge=0, le=120)]], Field(min_length=2, max_length=2)] | None = Field(
         None, description="[shortest, longest] seconds a night step lasts, whoever holds it (a step of a dead or "
-                          "absent role too); each step's length is drawn in this range (0 to 120); null: the "
-                          "server's --pace. A shortest step under 2 s marks the room \"instant nights\" "
+                          "absent role too); each step's length is drawn in this range (0 to 120), and where a "
+                          "person may take longer, as long as this room's people take, up to 45 s, when a person "
+                          "is declined; null: the server's --pace. A shortest step under 2 s marks the room \"instant nights\" "
                           "everywhere (its info's instant_nights): its timing shows which roles are dead")
 
 

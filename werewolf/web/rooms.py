@@ -265,6 +265,7 @@ class Room:
         self.pacer = Pacer(self.pace, self.game.events, paced, clock(), rng)
         self.voice = Voice(self, rec.heard)  # face to face: the moderator device leads (werewolf.web.voice)
         self.pacer.gate = self.voice
+        self.pacer.asks_person = lambda: any(d.seat not in self.bots for d in self.game.pending())
         self.stored_paced = rec.paced
         self.fixed_deal = rec.fixed_deal
         self.wake: asyncio.TimerHandle | None = None
@@ -628,6 +629,12 @@ class Room:
                 continue
             if g.over or not pacer.settled(g.events):
                 return
+            if pacer.overdue(g.events, now):  # a person past the step's cap: declined, as a dead role's step ends
+                pacer.expire()
+                for d in list(g.pending()):
+                    if d.seat not in self.bots and not wolfpack.time_up(self, d):
+                        g.decline(d)
+                continue
             late = self.late_turns()
             for d in late:
                 g.decline(d)  # the last one closes the round: the vote follows
