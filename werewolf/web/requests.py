@@ -212,8 +212,9 @@ class CreateRoom(Strict):
         None, description="[shortest, longest] seconds a night step lasts, whoever holds it (a step of a dead or "
                           "absent role too); each step's length is drawn in this range (0 to 120), and where a "
                           "person may take longer, as long as this room's people take, up to 45 s, when a person "
-                          "is declined; null: the server's --pace. A shortest step under 2 s marks the room \"instant nights\" "
-                          "everywhere (its info's instant_nights): its timing shows which roles are dead")
+                          "is declined; null: the server's --pace. A shortest step under 2 s marks the room "
+                          "\"instant nights\" everywhere (its info's instant_nights): its timing shows which roles "
+                          "are dead")
 
 
     @model_validator(mode="after")
