@@ -8,16 +8,19 @@ A name is shown beside a seat on every phone ("Seat 3 · Chen"), so it must not 
 - it must not pass for the app's own labels: a seat label in any language of the catalogues ("Seat 3",
   「3號」) or the separator of "Seat 3 · Chen", however it is spelt (by look-alikes too);
 - two names of a room must not look alike: they are compared by their confusable skeleton (Unicode
-  TR39, from ICU's data: "Аnn" with a Cyrillic А is "Ann"), case- and width-insensitively.
+  TR39's skeleton, each character replaced by its prototype in Unicode's confusables.txt, as the
+  ``confusable_homoglyphs`` package ships it: "Аnn" with a Cyrillic А is "Ann", "Tom" is "Torn"),
+  case- and width-insensitively. It needs no C library (ICU's spoof checker would), so that
+  ``pip install '.[web]'`` works on a machine with nothing but Python.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import re
 import unicodedata
-
-import icu
+from importlib import resources
 
 from werewolf.printable import TAGS, VARIATIONS, ZWJ, ZWNJ
 
@@ -25,19 +28,47 @@ BLANKS = frozenset("\u2800")  # drawn as nothing, yet not Default_Ignorable (a B
 KEPT = frozenset((ZWJ, ZWNJ, *VARIATIONS))  # ignorable, but placed by the printable check where they join
 
 
+# Default_Ignorable_Code_Point (Unicode's DerivedCoreProperties.txt, unchanged since Unicode 6.1; Python's
+# unicodedata does not expose the property): drawn as nothing wherever it stands.
+_IGNORABLE_RANGES = ((0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),
+                     (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164),
+                     (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
+                     (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF))
+
+
 def _ignorable(ch: str) -> bool:
-    return bool(icu.Char.hasBinaryProperty(ch, icu.UProperty.DEFAULT_IGNORABLE_CODE_POINT))
+    code = ord(ch)
+    return any(lo <= code <= hi for lo, hi in _IGNORABLE_RANGES)
 
 
 @functools.cache
-def _checker() -> icu.SpoofChecker:
-    return icu.SpoofChecker()
+def _prototypes() -> dict[str, str]:
+    """Each character of Unicode's confusables.txt -> its prototype (what TR39's skeleton maps it to).
+
+    The ``confusable_homoglyphs`` package ships the file as a two-way table: a source character lists its
+    one prototype, a prototype lists all its sources. A pair that lists only each other is one source and
+    its prototype, either way round: the lower of the two stands for both."""
+    table: dict[str, list[dict[str, str]]] = json.loads(
+        resources.files("confusable_homoglyphs").joinpath("confusables.json").read_text(encoding="utf-8"))
+    out: dict[str, str] = {}
+    for ch, alikes in table.items():
+        if len(ch) != 1 or len(alikes) != 1:
+            continue  # a prototype (it has several sources) or a sequence: mapped to itself
+        other = alikes[0]["c"]
+        back = table.get(other, [])
+        if len(back) == 1 and back[0]["c"] == ch and len(other) == 1:
+            out[ch] = min(ch, other)
+        else:
+            out[ch] = other
+    return {k: v.replace("\u200e", "").replace("\u200f", "") for k, v in out.items()}
 
 
 def skeleton(text: str) -> str:
-    """The confusable skeleton of ``text`` (TR39), ignorable characters left out first."""
-    text = "".join(ch for ch in text if not _ignorable(ch))
-    return str(_checker().getSkeleton(0, text))
+    """The confusable skeleton of ``text`` (TR39: decomposed, each character its prototype, decomposed
+    again), ignorable characters left out first."""
+    table = _prototypes()
+    text = unicodedata.normalize("NFD", "".join(ch for ch in text if not _ignorable(ch)))
+    return unicodedata.normalize("NFD", "".join(table.get(ch, ch) for ch in text))
 
 
 def name_key(name: str) -> str:
