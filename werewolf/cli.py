@@ -141,19 +141,25 @@ def play_command(ruleset: str, deck: str | None, players: int | None, seat: int 
                    "(its link answers 410 expired) (0: lobbies never expire).")
 @click.option("--limits", default=None, metavar="LIMITS",
               help="Body size and per-address rate limits: 'off' (no rate limits), or pairs such as "
-                   "'create=20/minute,join=60/minute,auth=30/minute,pack=300/minute,body=65536' (the defaults).")
+                   "'create=20/minute,join=60/minute,auth=30/minute,pack=300/minute,sockets=120/minute,body=65536,"
+                   "lobbies=5000' "
+                   "(the defaults; lobbies: open lobbies one server holds, over it a room's creation is 503).")
 @click.option("--log-level", type=click.Choice(["critical", "error", "warning", "info", "debug", "trace"]),
               default="info", show_default=True, help="How much the server logs (tokens never appear).")
 @click.option("--pace", type=(float, float), default=(4.0, 9.0), show_default=True, metavar="MIN MAX",
               help="Seconds every night step lasts, drawn between MIN and MAX, whether its role is played, "
-                   "dead or absent (so that timing tells nothing); a room may set its own.")
+                   "dead or absent (so that timing tells nothing), or as long as the room's people take (at most "
+                   "45 s, when a person is declined); a room may set its own.")
 @click.option("--workers", type=click.IntRange(min=1, max=64), default=1, show_default=True,
               help="Server processes behind the port, each room's connections handed to the one that is its "
                    "home (PostgreSQL only; several `werewolf serve` on one PostgreSQL database serve the same "
                    "rooms too). Each holds its own database connections: at most 64.")
+@click.option("--header-timeout", type=click.FloatRange(min=0.1, max=300), default=10.0, show_default=True,
+              metavar="SECONDS", help="Seconds a request's line and headers may take to come; a connection that "
+                                      "sends half a request (or nothing) is then answered 408 and closed.")
 def serve_command(host: str, port: int, database: str, timeout: float, public_url: str | None,
                   keep_finished: float, lobby_hours: float, limits: str | None, log_level: str,
-                  pace: tuple[float, float], workers: int) -> None:
+                  pace: tuple[float, float], workers: int, header_timeout: float) -> None:
     """Serve the web app: rooms, phones, the spoken moderator, the JSON API (/docs)."""
     try:
         import fastapi  # noqa: F401
@@ -188,7 +194,7 @@ def serve_command(host: str, port: int, database: str, timeout: float, public_ur
     try:
         serve(host=host, port=port, database=database, timeout=timeout, public_url=public_url,
               keep_finished=keep_finished * 60, lobby_idle=lobby_hours * 3600, limits=limits, log_level=log_level,
-              pace=pace, workers=workers)
+              pace=pace, workers=workers, header_timeout=header_timeout)
     except DatabaseProblem as err:
         _fail(f"werewolf serve: {err}")
 

@@ -24,6 +24,7 @@ def unpaced(monkeypatch: pytest.MonkeyPatch) -> None:
     from werewolf.web import pacing
 
     monkeypatch.setattr(pacing, "DEFAULT_PACE", pacing.Pace(0.0, 0.0))
+    monkeypatch.setattr(pacing, "POOL", {})  # (the server's answer times: each test's own)
 
 
 def pytest_configure(config: Any) -> None:
@@ -62,7 +63,7 @@ class Server:
 
     def __init__(self, database: str, port: int | None = None, timeout: float = 0, limits: str = "off",
                  log: Path | None = None, log_level: str = "info", pace: tuple[float, float] = (0, 0),
-                 workers: int = 1) -> None:
+                 workers: int = 1, header_timeout: float | None = None) -> None:
         self.database = database
         self.port = port or free_port()
         self.timeout = timeout
@@ -71,6 +72,7 @@ class Server:
         self.log_level = log_level
         self.pace = pace  # the rooms' night steps, shortest and longest (seconds; 0 0: at once)
         self.workers = workers  # ``serve --workers``: the processes behind the port (werewolf.web.routing)
+        self.header_timeout = header_timeout  # ``serve --header-timeout`` (None: its default)
         self.proc: subprocess.Popen[bytes] | None = None
         self.url = f"http://127.0.0.1:{self.port}"
 
@@ -80,7 +82,8 @@ class Server:
             [sys.executable, "-m", "werewolf.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port),
              "--database", self.database, "--timeout", str(self.timeout), "--limits", self.limits,
              "--log-level", self.log_level, "--pace", *(f"{p:g}" for p in self.pace),
-             "--workers", str(self.workers)],
+             "--workers", str(self.workers),
+             *(["--header-timeout", f"{self.header_timeout:g}"] if self.header_timeout is not None else [])],
             cwd=ROOT, stdout=out or subprocess.DEVNULL, stderr=out or subprocess.PIPE)
         if out is not None:
             out.close()

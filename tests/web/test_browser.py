@@ -299,3 +299,28 @@ def test_a_fixed_deal_is_marked_on_every_screen(browser: Any, server: Server) ->
     page.wait_for_selector("#role")  # the game
     assert page.locator("#fixed").is_visible()
     shot(page, "fixed-deal-badge")
+
+
+def test_instant_nights_are_marked_on_every_screen(browser: Any, server: Server) -> None:
+    # The tests' server plays nights at once (--pace 0 0): its rooms are marked; a paced room is not.
+    import httpx
+
+    instant = httpx.post(server.url + "/api/rooms", json={"ruleset": "classic", "deck": "classic9"}).json()
+    paced = httpx.post(server.url + "/api/rooms", json={"ruleset": "classic", "deck": "classic9",
+                                                        "pace": [4, 9]}).json()
+    page = phone(browser, "en")
+    page.goto(f"{server.url}/r/{paced['room']}")
+    page.wait_for_selector("#join")
+    assert not page.locator("#instant").is_visible()
+    page.goto(f"{server.url}/r/{instant['room']}")
+    page.wait_for_selector("#instant:visible")
+    assert page.locator("#instant").inner_text() == "Instant nights"
+    assert "timing shows who is dead" in (page.locator("#instant").get_attribute("title") or "")
+    page.fill("#name", "Chen")
+    page.click("#join")
+    page.wait_for_selector("text=Chen")  # the lobby
+    assert page.locator("#instant").is_visible()
+    httpx.post(f"{server.url}/api/rooms/{instant['room']}/start", json={"fill_with_bots": True},
+               headers={"Authorization": "Bearer " + instant["host_token"]})
+    page.wait_for_selector("#role")  # the game
+    assert page.locator("#instant").is_visible()

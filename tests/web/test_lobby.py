@@ -18,7 +18,6 @@ from starlette.websockets import WebSocketDisconnect
 
 from werewolf.core.game import Setup
 from werewolf.web.hub import Hub
-from werewolf.web.lobby import derived_seed
 from werewolf.web.state import Subscriber
 from werewolf.web.store import PlayerRecord, RoomRecord, Store, database_url
 
@@ -342,13 +341,35 @@ def test_play_again_is_refused_before_the_end_and_changes_nothing(c: Any, db: st
         assert conn.execute("SELECT COUNT(*) FROM rooms").fetchone() == (1,)
 
 
-def test_a_fixed_deal_series_derives_each_seed_and_a_lobby_first_may_be_reseated(c: Any) -> None:
+def test_a_fixed_deal_series_deals_its_next_games_from_secret_seeds(c: Any, db: str) -> None:
+    # Issue 25, item 5: game 1's log shows its seed once it is over; the next games' seeds were derived
+    # from it, so anyone could foresee every later deal. Two tables that played the very same fixed-deal
+    # game (everything either was shown is the same) now get unrelated next deals, from secret seeds.
+    import hashlib
+
+    firsts, seeds = [], []
+    for _ in range(2):
+        rid, host, players = played(c, seed=3)
+        assert c.get(f"/api/rooms/{rid}/log").json()["setup"]["seed"] == 3  # shown once the game is over
+        r = c.post(f"/api/rooms/{rid}/again", json={"start": False}, headers=auth(host))
+        assert r.status_code == 201 and r.json()["status"] == "lobby"
+        firsts.append(c.get(f"/api/rooms/{rid}/log").json())
+        seeds.append(c.app.state.hub.rooms[r.json()["room"]].setup.seed)
+    nid = r.json()["room"]
+    old = int.from_bytes(hashlib.sha256(b"werewolf-series:3:2").digest()[:8], "big") >> 1  # the old derivation
+    assert firsts[0]["setup"] == firsts[1]["setup"] and old not in seeds and 3 not in seeds
+    assert seeds[0] != seeds[1] and all(0 <= s < 2**63 for s in seeds)
+    assert info(c, nid)["fixed_deal"] is False  # nobody knows this deal, the creator neither
+    with app_client(db) as again:  # stored: a restart deals the same game
+        assert again.get(f"/api/rooms/{nid}").status_code == 200
+        assert again.app.state.hub.rooms[nid].setup.seed == seeds[1]
+
+
+def test_a_lobby_of_a_series_may_be_reseated_before_its_start(c: Any) -> None:
     rid, host, players = played(c, seed=3)
     r = c.post(f"/api/rooms/{rid}/again", json={"start": False}, headers=auth(host))
     assert r.status_code == 201 and r.json()["status"] == "lobby"
     nid = r.json()["room"]
-    assert c.app.state.hub.rooms[nid].setup.seed == derived_seed(3, 2) != 3
-    assert info(c, nid)["fixed_deal"] is True
     assert seat(c, nid, players[0]["token"], to=2).status_code == 409  # Bob sits there
     assert seat(c, nid, host, seat=1, to=2).status_code == 200
     assert c.post(f"/api/rooms/{nid}/start", headers=auth(host)).status_code == 200

@@ -26,6 +26,7 @@ from werewolf.core.decisions import Decision, Move, Speak
 from werewolf.core.events import Event
 from werewolf.core.game import Game
 from werewolf.core.views import Log, SeatView
+from werewolf.printable import scrub
 
 # A speaking turn's words: text (parsed into statements), structured acts, or nothing.
 Said = str | Sequence[Act] | None
@@ -320,7 +321,9 @@ class Host:
                 text = speech_text(acts, agent.lang)
             # An agent with nothing to say passes its turn (the log says so; in a one-night
             # discussion a pass is "ready to vote").
-            return {"act": "speak", "text": text} if text and text.strip() else {"act": "speak", "pass": True}
+            # (A model's words are scrubbed like stored text: what a person sends is refused instead.)
+            text = scrub(text)[:Speak.MAX] if text else None
+            return {"act": "speak", "text": text} if text else {"act": "speak", "pass": True}
         return agent.act(v)
 
     def answer(self, decision: Decision) -> None:

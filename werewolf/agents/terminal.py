@@ -27,6 +27,7 @@ from werewolf.core.errors import IllegalMove
 from werewolf.core.events import Event
 from werewolf.core.views import SeatView
 from werewolf.i18n import faction_name, has, narrate, normalize_lang, phase_name, role_description, role_name, t
+from werewolf.printable import scrub
 from werewolf.roles import ROLES
 
 # Menus longer than this are laid out in columns.
@@ -170,7 +171,7 @@ class TerminalAgent(Agent):
             return self.ask_interrupt(view, decision, opts)
         if decision.act == "speak":  # live play: a speech, typed
             self.header(view, decision)
-            text = self.read(self.prompt(decision) + " ").strip()
+            text = scrub(self.read(self.prompt(decision) + " "))  # (what a terminal lets through: no escapes)
             return {"act": "speak", "text": text} if text else {"act": "speak", "pass": True}  # empty: a pass
         return self.menu(view, decision, opts, self.prompt(decision))
 
@@ -189,7 +190,7 @@ class TerminalAgent(Agent):
         if line is None:
             self.time_up()
             return None
-        return {"act": "speak", "text": line.strip() or None}
+        return {"act": "speak", "text": scrub(line) or None}
 
     def pack_picks(self, picks: Mapping[int, int | None]) -> None:
         """The pack's other voices and whom each would kill, before the person chooses (they follow)."""

@@ -23,7 +23,7 @@ def create_app(database: str | None = None, **kwargs: Any) -> Any:
 def serve(host: str = "0.0.0.0", port: int = 8000, database: str | None = None, *, timeout: float = 600.0,
           sync: str = "normal", public_url: str | None = None, log_level: str = "info",
           keep_finished: float = 1800.0, lobby_idle: float = 86400.0, limits: str | None = None,
-          pace: tuple[float, float] | None = None, workers: int = 1) -> None:
+          pace: tuple[float, float] | None = None, workers: int = 1, header_timeout: float | None = None) -> None:
     """Run the app with uvicorn until interrupted (``keep_finished``, ``lobby_idle``: seconds; ``limits``:
     ``werewolf.web.limits.Limits.parse``'s notation; ``pace``: a night step's seconds, min and max).
 
@@ -59,19 +59,21 @@ def serve(host: str = "0.0.0.0", port: int = 8000, database: str | None = None, 
         from werewolf.web.logs import log_config
 
         logging.config.dictConfig(log_config(log_level))
-        Router(host, port, workers, {**settings, "log_level": log_level}).run()
+        Router(host, port, workers, {**settings, "log_level": log_level, "header_timeout": header_timeout}).run()
         return
     app = _app(settings)
     serving()  # the garbage collector's pauses and the threads' turns (werewolf.web.runtime)
-    uvicorn.run(app, host=host, port=port, **uvicorn_settings(log_level))
+    uvicorn.run(app, host=host, port=port, **uvicorn_settings(log_level, header_timeout))
 
 
-def uvicorn_settings(log_level: str) -> dict[str, Any]:
-    """uvicorn's settings for the app, one process or a worker of several."""
+def uvicorn_settings(log_level: str, header_timeout: float | None = None) -> dict[str, Any]:
+    """uvicorn's settings for the app, one process or a worker of several (``header_timeout``: seconds a
+    request's head may take, ``werewolf.web.protocols``; None: its default)."""
     from werewolf.web.logs import log_config
-    from werewolf.web.protocols import protocol
+    from werewolf.web.protocols import HEADER_TIMEOUT, protocol
 
-    return {"log_level": log_level, "log_config": log_config(log_level), "http": protocol(),
+    http = protocol(HEADER_TIMEOUT if header_timeout is None else header_timeout)
+    return {"log_level": log_level, "log_config": log_config(log_level), "http": http,
             "ws_ping_interval": 20, "ws_ping_timeout": 20, "ws_per_message_deflate": False,
             "ws_max_size": 64 * 1024,  # clients send nothing but pings
             # A phone's requests come a decision apart, often more than uvicorn's 5 s: a new connection (and

@@ -42,7 +42,18 @@ from werewolf.web.errors import ApiError
 from werewolf.web.headers import SecurityHeaders, security_headers
 from werewolf.web.homes import Place
 from werewolf.web.hub import KEEP_FINISHED, LOBBY_IDLE, Hub
-from werewolf.web.limits import BodyLimit, Limits, RateLimits, TooMany, client_of
+from werewolf.web.limits import (
+    BodyLimit,
+    Busy,
+    Chatter,
+    FullViews,
+    Limits,
+    RateLimits,
+    TooMany,
+    auth_key,
+    client_of,
+    lobby_cap,
+)
 from werewolf.web.links import Link, detect_address, server_link
 from werewolf.web.lobby import install as install_lobby
 from werewolf.web.pacing import Pace
@@ -140,7 +151,7 @@ class JoinLink(BaseModel):
 
 
 ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": Error} for code in (401, 403, 404, 409, 410, 413, 422, 429)}
+    code: {"model": Error} for code in (401, 403, 404, 409, 410, 413, 422, 429, 503)}
 ROOM_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 MAX_ERROR = 400  # characters of an error message: whatever it quotes, an answer stays short
 WS_PROTOCOL = "werewolf"  # the WebSocket subprotocol; the token comes as a second one, "token.<token>"
@@ -198,7 +209,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
 
     @app.exception_handler(ApiError)
     async def api_error(_: Request, err: ApiError) -> JSONResponse:
-        if isinstance(err, TooMany):
+        if isinstance(err, (TooMany, Busy)):
             return error(err.status, err.message, {"Retry-After": str(err.retry_after)})
         return error(err.status, err.message)
 
@@ -242,13 +253,13 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
         return token.strip()
 
     def who(conn: Request | WebSocket, room: Room, token: str | None) -> tuple[bool, int | None]:
-        """The token's ``(is_host, seat)``; a client that sent too many bad tokens is refused first."""
-        client = client_of(conn.scope)
-        rates.check("auth", client)
+        """The token's ``(is_host, seat)``; a bad token is counted for this room and address, and once too many
+        came it is refused 429 (``werewolf.web.limits``: a good one never is, for the others behind the address)."""
+        key = auth_key(room.id, client_of(conn.scope))
         try:
             return room.who(token)
         except ApiError:
-            rates.hit("auth", client)
+            rates.hit("auth", key)
             raise
 
     async def room_of(where: Request | WebSocket | Hub, room_id: str) -> Room:
@@ -285,6 +296,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
               dependencies=[counted("create")])
     async def create_room(request: Request, body: CreateRoom) -> Created:
         """Create a room; the host token starts it (keep it secret)."""
+        lobby_cap(limits, sum(1 for r in hub_of(request).rooms.values() if r.status == "lobby"))
         room, token = await hub_of(request).create(
             ruleset=body.ruleset, deck=body.deck, options=body.options, bots=body.bots, seed=body.seed,
             mode=body.mode, lang=normalize_lang(body.lang), players=body.players, timeout=body.timeout,
@@ -455,7 +467,9 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
         The token comes as the subprotocol ``token.<token>`` beside ``werewolf`` (a browser's
         ``new WebSocket(url, ["werewolf", "token." + token])``), so that it is in no URL and no log;
         ``?token=`` is still accepted. A refused socket gets ``{"error": …}``, then is closed with
-        4000 + the HTTP status (4401, 4403, 4404, 4410, 4429) and the message as its reason.
+        4000 + the HTTP status (4401, 4403, 4404, 4410, 4429) and the message as its reason. A socket that
+        sends a flood of messages is closed with 4429; its asks for the full view are answered at most once
+        every two seconds (``werewolf.web.limits``).
 
         ``?delta=true``: the full view first, with its version ``v``; then each push is a delta
         ``{"v", "base", "set", "text", "events"}`` (``Room.push_json``) to apply to version ``base``.
@@ -468,6 +482,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
         await websocket.accept(subprotocol=WS_PROTOCOL if WS_PROTOCOL in offered else None)
         hub = hub_of(websocket)
         try:
+            rates.hit("sockets", client_of(websocket.scope))  # (each socket opened costs a full view)
             room = await room_of(hub, room_id)
             host, seat = (False, None) if spectator and not token else who(websocket, room, token)
         except ApiError as err:
@@ -511,19 +526,39 @@ def _lang(lang: str | None) -> str | None:
 async def push_views(websocket: WebSocket, hub: Hub, room: Room, sub: Subscriber) -> None:
     sub.dirty.set()
     room.subs.add(sub)
+    asks = FullViews()  # (a loop of asks: one full view every FULL_EVERY seconds at most)
+    chatter = Chatter()  # (a flood of messages: the socket is closed)
+    timer: asyncio.TimerHandle | None = None
+
+    def resend() -> None:
+        nonlocal timer
+        timer = None
+        asks.answered()
+        sub.want_full = True
+        sub.dirty.set()
 
     async def drain() -> None:
+        nonlocal timer
         try:
             while True:
                 msg = await websocket.receive()
                 if msg["type"] == "websocket.disconnect":
                     return
+                if not chatter.take():
+                    with contextlib.suppress(Exception):
+                        await websocket.close(code=4429, reason="too many messages: a socket sends one now and then")
+                    return
                 if sub.delta and "full" in (msg.get("text") or ""):  # the client lost track: start again
-                    sub.want_full = True
-                    sub.dirty.set()
+                    wait = asks.ask()
+                    if wait == 0:
+                        resend()
+                    elif wait is not None:
+                        timer = asyncio.get_running_loop().call_later(wait, resend)
         except (WebSocketDisconnect, RuntimeError):
             return
         finally:
+            if timer is not None:
+                timer.cancel()
             sub.closed = True
             sub.dirty.set()
 

@@ -52,6 +52,7 @@ from sqlalchemy.exc import IntegrityError
 
 from werewolf.core.errors import IllegalMove
 from werewolf.core.game import Game, _from_json
+from werewolf.printable import scrub_json
 from werewolf.web import pack as wolfpack
 from werewolf.web.errors import ApiError, Behind
 from werewolf.web.homes import hash64, worker_key
@@ -107,7 +108,7 @@ def read(room_id: str, since: int, seats: bool = True) -> Callable[[Connection],
         taken = {p.seat: (p.name, p.token_hash)
                  for p in conn.execute(select(players.c.seat, players.c.name, players.c.token_hash)
                                        .where(players.c.room_id == room_id))} if seats else None
-        new = [(a.seat, a.act, json.loads(a.value)) for a in conn.execute(
+        new = [(a.seat, a.act, scrub_json(json.loads(a.value))) for a in conn.execute(
             select(answers.c.seat, answers.c.act, answers.c.value)
             .where(answers.c.room_id == room_id, answers.c.idx >= since).order_by(answers.c.idx))]
         return Fresh(row.status, json.loads(row.bots), row.paced, row.talk_ends, taken, new, row.pack, row.heard,

@@ -4,9 +4,14 @@ The phones' pages load only the app's own scripts and styles (no inline script o
 style), so the policy allows nothing else; the API's documentation pages (``/docs``,
 ``/redoc``) are FastAPI's, which load Swagger UI / ReDoc from their CDN with an
 inline script, and get a policy that allows just that.
+
+A redirect (a path given with or without its last slash) says where to go as a path of this server,
+never as an address built from the request's ``Host`` header, which the client chose.
 """
 
 from __future__ import annotations
+
+from urllib.parse import urlsplit
 
 from werewolf.web.limits import ASGIApp, Message, Receive, Scope, Send
 
@@ -36,6 +41,13 @@ def security_headers(path: str = "/") -> dict[str, str]:
     return out
 
 
+def own_location(value: bytes) -> bytes:
+    """A redirect's ``Location`` as a path of this server (``//host/x``, a path that names a host, too)."""
+    parts = urlsplit(value.decode("latin-1"))
+    path = "/" + parts.path.lstrip("/")
+    return (path + ("?" + parts.query if parts.query else "")).encode("latin-1")
+
+
 class SecurityHeaders:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -48,8 +60,11 @@ class SecurityHeaders:
 
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                given = {k.lower() for k, _ in message.get("headers", [])}
-                message["headers"] = [*message.get("headers", []), *(h for h in extra if h[0] not in given)]
+                headers = list(message.get("headers", []))
+                if 300 <= message["status"] < 400:
+                    headers = [(k, own_location(v) if k.lower() == b"location" else v) for k, v in headers]
+                given = {k.lower() for k, _ in headers}
+                message["headers"] = [*headers, *(h for h in extra if h[0] not in given)]
             await send(message)
 
         await self.app(scope, receive, with_headers)

@@ -19,9 +19,11 @@ gets ``next`` (set once, in the same transaction as the new room's creation: a s
 again" is refused). The new game has the same players in the same seats (their token hashes
 carried over, so phones follow it with the tokens they hold, without joining again), the same
 bots, host, mode, language, deck, options, pacing and timers, and a new deal: a fresh secret
-seed, never shown before the end. A room created with a fixed seed (the creator knows the
-deal) gets a seed derived from it and the game number (``derived_seed``): still known to the
-creator, still marked "fixed deal", and different in every game of the series. By default the
+seed (``secrets``), stored with the game and never shown before its end. So in a series begun
+with a fixed seed (the creator knew the first deal, and every screen said so) the next games are
+dealt from secret seeds too, and are no longer marked "fixed deal": a seed derived from the first
+one would be known to anyone who read the first game's log once it was over (it shows the seed),
+and so would every later deal. By default the
 new game starts at once; ``{"start": false}`` leaves it in its lobby, where the host may move
 seats first. ``GET /games`` lists the series, each game replayable once over.
 """
@@ -30,7 +32,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import hashlib
 import secrets
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -124,12 +125,6 @@ def stranger(room: Room, token_hash: str) -> ApiError:
         return ApiError(403, f"the host removed {name} from seat {seat} of this room before the game started: "
                              "this token no longer works; join again to take a seat")
     return ApiError(403, "this token does not belong to this room")
-
-
-def derived_seed(seed: int, game_no: int) -> int:
-    """The seed of game ``game_no`` of a fixed-deal series: known to whoever knows the first seed."""
-    digest = hashlib.sha256(f"werewolf-series:{seed}:{game_no}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
 
 
 def _check_seat(room: Room, seat: int, what: str) -> None:
@@ -244,14 +239,15 @@ def next_record(hub: Hub, room: Room) -> RoomRecord:
     old = room.rec
     game_no = old.game_no + 1
     setup = dict(old.setup)
-    seed = setup.get("seed")
-    setup["seed"] = derived_seed(int(seed), game_no) if room.fixed_deal and isinstance(seed, int) \
-        else secrets.randbits(63)
+    # Secret, whatever the first game's was: nothing any game showed (its log shows its seed once it is
+    # over) may tell the next deal, and the creator of a fixed deal does not know this one.
+    setup["seed"] = secrets.randbits(63)
     room_id = new_room_id(hub.rooms, hub.place)  # the series stays with this process (werewolf.web.routing)
     now = hub.clock()
     return dataclasses.replace(
         old, id=room_id, created=now, status="lobby", setup=setup, bots=sorted(room.bots), talk_ends=None,
-        paced=0, series_id=old.series_id or old.id, game_no=game_no, prev_id=old.id, next_id=None,
+        paced=0, fixed_deal=False, series_id=old.series_id or old.id, game_no=game_no, prev_id=old.id,
+        next_id=None,
         players=[PlayerRecord(s, room.names[s], room.hashes[s], now) for s in sorted(room.names)],
         removed={}, answers=[], pack=None, heard=None)  # the pack's and the voice's state are the old game's
 

@@ -15,6 +15,18 @@ even when she is dead), and so does the pacer:
   (``secrets.SystemRandom``), whoever holds it. A person's step lasts until the
   person has answered and the duration is over; a bot answers when it is over
   (``bots_may_answer``); a step that asks nobody just lasts the duration.
+- A person may take longer than the pace's longest step, and a step nobody answers
+  never does: a slow seer would show that the seer is alive (issue 25). So in a room
+  whose pace hides the timing (not ``Pace.instant``), a step that waits for no person
+  (its role dead, in the centre, or a bot's) lasts ``max(drawn, answer)``, where
+  ``answer`` is drawn from this room's own people's answer times at that step (the
+  role's), else at any step (a card in the centre, a role dead from the start), else
+  from this server's people's at that step (``POOL``), else from a model of a person's answer time (log-normal, median
+  ``ANSWER_MEDIAN`` s, ``ANSWER_SIGMA``); and every step, a
+  person's too, ends at the latest ``Pace.cap`` seconds after it began: a person who
+  has not answered by then is declined (``overdue``), as a dead role's step ends. A
+  step's length is then drawn from one distribution whoever holds the role
+  (``scripts/step_timing.py`` measures it).
 - A step's release carries the step's private events up to the next public event
   (the witch woken and shown the victim); private events that follow an answer (the
   seer's result) go out with it; public events after a step (the next step, the
@@ -40,13 +52,28 @@ from __future__ import annotations
 import math
 import random
 import secrets
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from werewolf.core.events import Event
 
 MAX_PACE = 120.0  # seconds: the longest a room may hold a step
+# Seconds a step must last at the least to hide whether its role is played: less than a person takes to read
+# a prompt and tap, and a played-out step (a dead or absent role) ends before any live one could. A room
+# whose pace is shorter ("pace": [0, 0] plays the nights at once, for tests and bot tables) is marked
+# "instant nights" on every screen, as a fixed deal is (``Pace.instant``; the room's ``instant_nights``).
+MIN_HIDING = 2.0
+STEP_CAP = 45.0  # seconds: the longest any night step lasts where the pace hides the timing (a person is declined)
+# A person's answer time at a night step, before the room has its own (log-normal): a median of 3 s, and one
+# answer in twenty over 8 s, as people are timed choosing a seat on a phone they hold ready.
+ANSWER_MEDIAN, ANSWER_SIGMA = 3.0, 0.6
+SAMPLES = 64  # answer times a room keeps per step
+# The answer times of this process's people, by ruleset-independent step (the role): what a step whose role no
+# person of the room ever answered (a centre card, a role dead from the start) lasts, before the model.
+POOL: dict[str, deque[float]] = {}
+POOL_SAMPLES = 1000
 GAP = 1.0  # seconds between a step's end and the next release ("…close your eyes.")
 
 
@@ -78,6 +105,16 @@ class Pace:
     @property
     def gap(self) -> float:
         return min(GAP, self.high / 4)
+
+    @property
+    def cap(self) -> float:
+        """The longest a step lasts (a person's too) where the pace hides the timing."""
+        return max(self.high, STEP_CAP)
+
+    @property
+    def instant(self) -> bool:
+        """Whether a step may be shorter than ``MIN_HIDING``: then the nights' timing shows who is dead."""
+        return self.low < MIN_HIDING
 
     def draw(self, rng: random.Random) -> float:
         return self.low if self.high <= self.low else rng.uniform(self.low, self.high)
@@ -141,6 +178,13 @@ class Pacer:
         self.spent: float | None = None
         self.gate: Gate | None = None
         self.frozen: float | None = None  # since when the gate has held the pacer's clock
+        # Whether the engine's open request asks a person (the room says: ``Room.asks_person``); None: nobody is.
+        self.asks_person: Callable[[], bool] | None = None
+        self.answers: dict[str, list[float]] = {}  # this room's people's answer times, by step (the role)
+        self.started = now  # when the open step began
+        self.person = False  # the open step waits for a person (their answer ends it, or the cap)
+        self.heard = True  # the open step's answer was seen (or it needs none)
+        self.expired = False  # the open step's person was declined at the cap
         last_public = next((i for i in range(self.released - 1, -1, -1) if events[i].to is None), None)
         if last_public is not None and _is_step(events[last_public]):
             # Restarted inside a step: it is played out again, from now, with a new duration.
@@ -184,18 +228,54 @@ class Pacer:
             self.hold_until += shift
         if self.next_at > since:
             self.next_at += shift
+        if self.step is not None:
+            self.started += shift  # (the step's cap counts its own time, not the voice's)
 
     def due(self, events: Sequence[Event]) -> float | None:
-        """When something may next change by the clock alone (a step's end, a release), else None."""
+        """When something may next change by the clock alone (a step's end, a release, a person's step at its
+        cap), else None."""
         if self.frozen is not None and self.gate is not None:
             return self.gate.until()  # only the voice (or its absence, once it is too long) moves it on
         if self.step is not None:
             if self.spent == self.hold_until and self.settled(events):
-                return None
+                return self.started + self.pace.cap if self.person and not self.heard and not self.expired else None
             return self.hold_until
         if not self.settled(events):
             return self.next_at
         return None
+
+    def overdue(self, events: Sequence[Event], now: float) -> bool:
+        """Whether the open step's person has not answered by its cap: the room declines them now (``expire``)."""
+        return (self.step is not None and self.person and not self.heard and not self.expired
+                and self.settled(events) and not self.held(now) and now >= self.started + self.pace.cap)
+
+    def expire(self) -> None:
+        self.expired = True
+
+    def _key(self, events: Sequence[Event]) -> str:
+        return str(events[self.step].data.get("role")) if self.step is not None else ""
+
+    def _heard(self, events: Sequence[Event], now: float) -> None:
+        """The open step's person answered (the engine went past the step): their time is one of the room's."""
+        if self.heard or self.step is None or _next_public(events, self.step + 1) >= len(events):
+            return
+        self.heard = True
+        if self.person and not self.expired:
+            key, took = self._key(events), now - self.started
+            times = self.answers.setdefault(key, [])
+            times.append(took)
+            del times[:-SAMPLES]
+            POOL.setdefault(key, deque(maxlen=POOL_SAMPLES)).append(took)
+
+    def _length(self, events: Sequence[Event]) -> float:
+        """The open step's drawn length (see the module's docstring)."""
+        drawn = self.pace.draw(self.rng)
+        if self.pace.instant or self.person:
+            return drawn  # a person's own answer makes up the rest, up to the cap
+        key = self._key(events)
+        seen = self.answers.get(key) or [t for ts in self.answers.values() for t in ts] or POOL.get(key)
+        answer = self.rng.choice(seen) if seen else self.rng.lognormvariate(math.log(ANSWER_MEDIAN), ANSWER_SIGMA)
+        return min(self.pace.cap, max(drawn, answer))
 
     # -- moving on -------------------------------------------------------------------------
     def advance(self, events: Sequence[Event], now: float) -> bool:
@@ -206,6 +286,7 @@ class Pacer:
         """
         if self.held(now):
             return False
+        self._heard(events, now)
         r, n = self.released, len(events)
         if r >= n:
             if self.step is not None and now >= self.hold_until:
@@ -225,7 +306,12 @@ class Pacer:
             return False
         if _is_step(first):  # a step begins: it and its private events (the holder woken, told)
             self.step = r
-            self.hold_until = now + self.pace.draw(self.rng)
+            self.started = now
+            # The engine stopped inside this step (no public event after it): someone is asked; a person?
+            waits = _next_public(events, r + 1) >= n
+            self.person = waits and not self.pace.instant and self.asks_person is not None and self.asks_person()
+            self.heard, self.expired = not waits, False
+            self.hold_until = now + self._length(events)
             # Led by a voice, the step is called before its holder is woken (its private events next).
             alone = self.gate is not None and self.gate.present(now)
             self.released = r + 1 if alone else _next_public(events, r + 1)

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from werewolf.agents import Agent, Host, RandomAgent
 from werewolf.core.decisions import Decision, Move
 from werewolf.core.errors import IllegalMove
+from werewolf.printable import scrub_json
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -137,7 +138,7 @@ class PackState:
             return cls(key=key if isinstance(key, int) else None,
                        picks={int(s): t for s, t in (d.get("picks") or {}).items()},
                        ready={int(s) for s in d.get("ready") or []},
-                       chat=list(d.get("chat") or []),
+                       chat=scrub_json(list(d.get("chat") or [])),
                        intents={int(s): m for s, m in (d.get("intents") or {}).items()},
                        offers={int(s): o for s, o in (d.get("offers") or {}).items()},
                        previewed=d.get("previewed") is True)

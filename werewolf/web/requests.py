@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
@@ -35,6 +34,9 @@ from pydantic import (
 )
 
 from werewolf.core.errors import quoted
+from werewolf.printable import printable
+from werewolf.web import names
+from werewolf.web.names import check_name
 from werewolf.web.timers import MAX_SPEECH, MIN_SPEECH, NO_TURNS
 
 MAX_SEAT = 99  # no deck has more seats; a room's own range (1..players) is checked by the room
@@ -45,6 +47,7 @@ MAX_NAME = 40  # a player's name, once trimmed
 MAX_TEXT = 2000  # a speech (the engine's Speak.MAX) or any other string in a move
 MAX_ITEMS = 64  # a list in an option or a move
 
+LANG_TAG = r"^[A-Za-z]{2,8}([-_][A-Za-z0-9]{1,8}){0,3}$"  # a language tag (stored with the room: no free text)
 # A field name inside an option set or a move: the engine's vocabulary is snake_case.
 NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
 Ident = Annotated[str, StringConstraints(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9][A-Za-z0-9_\-]*$")]
@@ -62,10 +65,10 @@ def _json_value(value: Any, depth: int) -> Any:
         if not math.isfinite(value) or abs(value) > MAX_INT:
             raise ValueError(f"numbers must be finite, between {-MAX_INT} and {MAX_INT}")
         return value
-    if isinstance(value, str):
-        if len(value) > MAX_TEXT:
+    if isinstance(value, str):  # a speech, any text of a move or an option: checked before it is stored
+        if len(value) > 4 * MAX_TEXT:  # (longer than any text can be once folded: not worth folding)
             raise ValueError(f"strings must be at most {MAX_TEXT} characters")
-        return value
+        return printable(value, "text", MAX_TEXT, empty=True)
     if isinstance(value, list):
         if depth <= 0:
             raise ValueError("lists may be nested at most two deep")
@@ -110,6 +113,9 @@ Options = Annotated[
 def move_fields(value: Any) -> dict[str, Any]:
     """The body of ``/act``: a JSON object with an ``act`` (a name) and a few bounded fields."""
     move = _fields(value, "a move", 8)
+    seat = move.get("seat")
+    if "seat" in move and (not isinstance(seat, int) or isinstance(seat, bool)):  # 1.0 == True == 1 in Python
+        raise ValueError(f"seat: a seat is an integer, your own seat's number (got {quoted(seat)})")
     act = move.get("act")
     if not isinstance(act, str):
         raise ValueError("a move needs an 'act' (a string), e.g. {\"act\": \"vote\", \"target\": 4}")
@@ -131,29 +137,15 @@ def clean_name(name: str) -> str:
     """A player's name as shown: NFC, runs of spaces made one, trimmed; printable characters only.
 
     Refused: control and format characters (bidi overrides, zero-width ones: Unicode's C*
-    categories), line and paragraph separators, private-use and unassigned code points.
+    categories), line and paragraph separators, private-use and unassigned code points; and a name
+    that looks blank or like a seat label (``werewolf.web.names``).
     """
-    return printable(name, "name", MAX_NAME)
-
-
-def printable(text: str, what: str, limit: int) -> str:
-    """``text`` as shown (a name, a chat line): NFC, runs of spaces made one, trimmed, at most ``limit``
-    characters, printable ones only (no C* category, no line or paragraph separator)."""
-    text = " ".join(unicodedata.normalize("NFC", text).split())
-    if not text:
-        raise ValueError(f"a {what} must not be empty")
-    if len(text) > limit:
-        raise ValueError(f"a {what} must be at most {limit} characters")
-    for ch in text:
-        if unicodedata.category(ch)[0] == "C" or unicodedata.category(ch) in ("Zl", "Zp"):
-            raise ValueError(f"a {what} may hold only printable characters, not U+{ord(ch):04X} "
-                             f"({unicodedata.name(ch, 'a control or format character').lower()})")
-    return text
+    return check_name(printable(name, "name", MAX_NAME))
 
 
 def name_key(name: str) -> str:
-    """What two names must not share in one room: the name compared case- and width-insensitively."""
-    return unicodedata.normalize("NFKC", name).casefold()
+    """What two names must not share in one room: their confusable skeleton (``werewolf.web.names``)."""
+    return names.name_key(name)
 
 
 # -- the bodies -----------------------------------------------------------------------------------
@@ -203,7 +195,7 @@ class CreateRoom(Strict):
                           "randomness and never shown before the end. A seed given here marks the room "
                           "\"fixed deal\" everywhere")
     mode: Literal["online", "face_to_face"] = "online"
-    lang: Annotated[str, StringConstraints(max_length=16)] = Field(
+    lang: Annotated[str, StringConstraints(max_length=16, pattern=LANG_TAG)] = Field(
         "en", description="en, zh-Hant or zh-Hans (the moderator's voice in face-to-face play; others: en)")
     players: Annotated[int, Field(ge=1, le=MAX_SEAT)] | None = Field(
         None, description="seats of the standard deck, when no deck is given")
@@ -218,8 +210,11 @@ class CreateRoom(Strict):
                           f"{MAX_SPEECH:g}; null: the ruleset's default (120 s; none in the one-night games)")
     pace: Annotated[list[Annotated[float, Field(ge=0, le=120)]], Field(min_length=2, max_length=2)] | None = Field(
         None, description="[shortest, longest] seconds a night step lasts, whoever holds it (a step of a dead or "
-                          "absent role too); each step's length is drawn in this range (0 to 120); null: the "
-                          "server's --pace")
+                          "absent role too); each step's length is drawn in this range (0 to 120), and where a "
+                          "person may take longer, as long as this room's people take, up to 45 s, when a person "
+                          "is declined; null: the server's --pace. A shortest step under 2 s marks the room "
+                          "\"instant nights\" everywhere (its info's instant_nights): its timing shows which roles "
+                          "are dead")
 
 
     @model_validator(mode="after")

@@ -66,7 +66,12 @@ def dumps(value: Any) -> str:
             return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
         except TypeError:  # an integer beyond 64 bits, say: the standard library takes anything JSON can
             pass
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    try:
+        text.encode()
+    except UnicodeEncodeError:  # a lone surrogate past every check (werewolf.printable): escaped, the view goes out
+        text = json.dumps(value, separators=(",", ":"))
+    return text
 
 
 def _talk(d: Decision) -> bool:
@@ -94,6 +99,7 @@ class Room:
         self.pacer = Pacer(self.pace, self.game.events, paced, clock(), rng)
         self.voice = Voice(self, rec.heard)  # face to face: the moderator device leads (werewolf.web.voice)
         self.pacer.gate = self.voice
+        self.pacer.asks_person = lambda: any(d.seat not in self.bots for d in self.game.pending())
         self.stored_paced = rec.paced
         self.fixed_deal = rec.fixed_deal
         self.wake: asyncio.TimerHandle | None = None
@@ -158,6 +164,8 @@ class Room:
             "bot_kinds": {str(s): k for s, k in sorted(self.bot_kinds.items())},
             # A deal its creator chose (a seed) is known to the creator: every screen says so.
             "fixed_deal": self.fixed_deal, "pace": self.pace.as_json(), **series_info(self.rec),
+            # Steps shorter than a person's answer: a dead role's ends at once, and every screen says so.
+            "instant_nights": self.pace.instant,
             "seats": [{"seat": n, "name": self.names.get(n), "bot": n in self.bots,
                        "taken": n in self.names or n in self.bots} for n in range(1, self.n + 1)],
         }
@@ -451,6 +459,12 @@ class Room:
                 continue
             if g.over or not pacer.settled(g.events):
                 return
+            if pacer.overdue(g.events, now):  # a person past the step's cap: declined, as a dead role's step ends
+                pacer.expire()
+                for d in list(g.pending()):
+                    if d.seat not in self.bots and not wolfpack.time_up(self, d):
+                        g.decline(d)
+                continue
             late = self.late_turns()
             for d in late:
                 g.decline(d)  # the last one closes the round: the vote follows

@@ -64,6 +64,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection, Engine
 
+from werewolf.printable import scrub, scrub_json
 from werewolf.web.probe import probe
 
 T = TypeVar("T")
@@ -498,7 +499,8 @@ class Store:
             out: dict[str, RoomRecord] = {}
             for r in conn.execute(q.order_by(rooms.c.created)):
                 out[r.id] = RoomRecord(id=r.id, created=r.created, status=r.status, setup=json.loads(r.setup),
-                                       mode=r.mode, lang=r.lang, bots=json.loads(r.bots), host_hash=r.host_hash,
+                                       mode=r.mode, lang=scrub(r.lang), bots=json.loads(r.bots),
+                                       host_hash=r.host_hash,
                                        timeout=r.timeout, bot_kind=r.bot_kind, talk_ends=r.talk_ends,
                                        paced=r.paced, pace=None if r.pace is None else json.loads(r.pace),
                                        fixed_deal=bool(r.fixed_deal), pack=r.pack, heard=r.heard,
@@ -513,12 +515,13 @@ class Store:
             for chunk in _chunks(ids, 500):
                 for p in conn.execute(select(players).where(players.c.room_id.in_(chunk))
                                       .order_by(players.c.room_id, players.c.seat)):
-                    out[p.room_id].players.append(PlayerRecord(p.seat, p.name, p.token_hash, p.joined))
+                    out[p.room_id].players.append(PlayerRecord(p.seat, scrub(p.name), p.token_hash, p.joined))
                 for x in conn.execute(select(removed).where(removed.c.room_id.in_(chunk))):
-                    out[x.room_id].removed[x.token_hash] = (x.seat, x.name)
+                    out[x.room_id].removed[x.token_hash] = (x.seat, scrub(x.name))
                 for a in conn.execute(select(answers).where(answers.c.room_id.in_(chunk))
                                       .order_by(answers.c.room_id, answers.c.idx)):
-                    out[a.room_id].answers.append((a.seat, a.act, json.loads(a.value)))
+                    # (scrub: a text an older version stored unchecked must not break the room's views)
+                    out[a.room_id].answers.append((a.seat, a.act, scrub_json(json.loads(a.value))))
             return list(out.values())
         return run
 

@@ -67,9 +67,10 @@ def main() -> None:
     channel.setblocking(False)
     settings = json.loads(os.environ[SETTINGS_ENV])
     level = settings.pop("log_level", "info")
+    header_timeout = settings.pop("header_timeout", None)
     app = _app(settings, place=place)
     serving()  # each worker is a process of its own: its own collector and thread turns
-    HandedServer(uvicorn.Config(app, **uvicorn_settings(level)), channel).run(sockets=[])
+    HandedServer(uvicorn.Config(app, **uvicorn_settings(level, header_timeout)), channel).run(sockets=[])
 
 
 if __name__ == "__main__":

@@ -235,6 +235,12 @@ function fixedBadge(room) {
   b.hidden = !(room && room.fixed_deal);
   b.textContent = ui("fixed_deal");
   b.title = ui("fixed_deal_hint");
+  // Night steps shorter than anyone answers ("pace" under 2 s): their timing shows who is dead; said too.
+  const i = document.getElementById("instant");
+  if (!i) return;
+  i.hidden = !(room && room.instant_nights);
+  i.textContent = ui("instant_nights");
+  i.title = ui("instant_nights_hint");
 }
 
 function renderJoin(info) {
