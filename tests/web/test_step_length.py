@@ -9,8 +9,8 @@ import random
 from pathlib import Path
 
 from werewolf.core.game import Game, Setup
-from werewolf.web.pacing import STEP_CAP, Pace, Pacer
 from werewolf.web.hub import Hub
+from werewolf.web.pacing import STEP_CAP, Pace, Pacer
 from werewolf.web.store import Store
 
 from .test_pacing import SEER_FIRST, WITCH_TABLE, Clock, record
