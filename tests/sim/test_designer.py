@@ -296,3 +296,44 @@ def test_the_bar_and_the_headline_share_one_clock_that_leaves_start_up_out() -> 
     assert shown == "250 games/s"
     note = rate_note(SimConfig(backend="ray", jobs=2), clock.elapsed(), 9.0, 1000)
     assert "(250 games/s" in note and "9.0 s Ray start-up, not in the rate" in note
+
+
+# -- the modules' structure ------------------------------------------------------------------
+def sim_imports() -> dict[str, set[str]]:
+    """Each module of werewolf.sim -> the modules of werewolf.sim it imports, at the top or in a function."""
+    import ast
+
+    folder = Path(__file__).parents[2] / "werewolf" / "sim"
+    names = {p.stem for p in folder.glob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for path in folder.glob("*.py"):
+        edges: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                if node.module == "werewolf.sim":
+                    edges.update(a.name if a.name in names else "__init__" for a in node.names)
+                elif node.module.startswith("werewolf.sim."):
+                    edges.add(node.module.split(".")[2])
+            elif isinstance(node, ast.Import):
+                edges.update(a.name.split(".")[2] for a in node.names if a.name.startswith("werewolf.sim."))
+        graph[path.stem] = edges - {path.stem}
+    return graph
+
+
+def test_the_sim_modules_import_each_other_in_no_circle() -> None:
+    graph = sim_imports()
+    state: dict[str, int] = {}
+
+    def visit(module: str, path: list[str]) -> None:
+        if state.get(module) == 2:
+            return
+        assert state.get(module) != 1, "an import circle: " + " -> ".join([*path, module])
+        state[module] = 1
+        for other in sorted(graph.get(module, ())):
+            visit(other, [*path, module])
+        state[module] = 2
+
+    for module in sorted(graph):
+        visit(module, [])
+    # the commands' module is the top: nothing below it imports it
+    assert not [m for m, edges in graph.items() if "command" in edges]

@@ -23,11 +23,11 @@ from werewolf.core.errors import SetupError
 from werewolf.roles import ROLES
 from werewolf.sim import check
 from werewolf.sim.backends import Session
-from werewolf.sim.compare import Variant, batches
 from werewolf.sim.config import SimConfig
 from werewolf.sim.paired import paired_chunk
 from werewolf.sim.report import TableData, deck_label, deck_roles, rate_bars, title
 from werewolf.sim.stats import Stats, wilson
+from werewolf.sim.variants import Variant, batches
 
 TEAM = "village"
 ALPHA = 0.05

@@ -29,6 +29,7 @@ from werewolf.sim import check, html, report, simulate
 from werewolf.sim.backends import Session
 from werewolf.sim.config import SimConfig, parse_bots
 from werewolf.sim.stats import Stats
+from werewolf.sim.variants import parse_options
 
 
 class Clock:
@@ -80,19 +81,6 @@ def progress_bar(label: str, clock: Clock, quiet: bool) -> Progress:
     return Progress(TextColumn(f"[bold]{label}"), BarColumn(), MofNCompleteColumn(), GamesPerSecond(clock),
                     TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
                     console=Console(stderr=True), disable=quiet, transient=False)
-
-
-def parse_options(options: str | None, flag: str = "--options") -> dict[str, Any]:
-    """A JSON object of option names to values (checked against the ruleset when the setup is built)."""
-    if not options:
-        return {}
-    try:
-        opts = json.loads(options)
-    except json.JSONDecodeError as e:
-        raise SetupError(f"{flag} is not valid JSON: {e}") from None
-    if not isinstance(opts, dict):
-        raise SetupError(f"{flag} must be a JSON object of option names to values")
-    return opts
 
 
 def check_paths(*paths: str | None) -> None:

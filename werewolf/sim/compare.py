@@ -28,15 +28,10 @@ from werewolf.sim.config import SimConfig
 from werewolf.sim.paired import Paired, paired_chunk
 from werewolf.sim.report import TEAM_COLOURS, TableData, deck_label, options_label, rate_bars, title
 from werewolf.sim.stats import team_order, wilson
+from werewolf.sim.variants import Variant, batches, parse_options
 
 VARIANT_KEYS = ("name", "deck", "options", "players")
 _KEY_START = re.compile(r";\s*(?=(?:" + "|".join(VARIANT_KEYS) + r")\s*=)")
-
-
-@dataclass(frozen=True)
-class Variant:
-    name: str
-    config: SimConfig
 
 
 # -- what to compare -----------------------------------------------------------------
@@ -68,7 +63,6 @@ def make_variants(base: SimConfig, decks: Sequence[str], options: Sequence[str],
     (every deck with every option set, in that order).
     """
     from werewolf.play import parse_deck
-    from werewolf.sim.command import parse_options
 
     if specs and (len(decks) > 1 or len(options) > 1):
         raise SetupError("give the variants either with --variant, or with repeated --deck/--options, not both")
@@ -167,10 +161,6 @@ def verdict(diff: float, lo: float, hi: float, team: str) -> str:
     if lo <= 0 <= hi:
         return "no measurable difference"
     return f"{team} win{'s' if not team.endswith('s') else ''} {'more' if diff > 0 else 'less'}: a real difference"
-
-
-def batches(total: int, step: int) -> list[tuple[int, int]]:
-    return [(a, min(a + step, total)) for a in range(0, total, step)]
 
 
 def run(variants: list[Variant], *, games: int, precision: float | None, max_games: int, batch: int,
