@@ -222,9 +222,10 @@ def _fail(message: str) -> None:
               help="A deck id (see `werewolf decks`) or comma-separated role ids, role*N for N of a role.")
 @click.option("--players", "-n", type=int, default=None, help="Players of the standard deck (when no --deck).")
 @click.option("--options", default=None, help='Rule options as a JSON object, e.g. \'{"sheriff": false}\'.')
-@click.option("--bots", default="random", show_default=True,
-              help="random | heuristic | a kind per side: wolves=heuristic,village=random (sides: wolves, "
-                   "village, others; unnamed sides play random).")
+@click.option("--bots", default="heuristic", show_default=True,
+              help="heuristic | random | a kind per side: wolves=heuristic,village=random (sides: wolves, "
+                   "village, others; unnamed sides play random). The numbers measure these bots as much as "
+                   "the deck: every output names them.")
 @click.option("--games", "-g", type=int, default=1000, show_default=True, help="How many games.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Game i is seeded from (seed, i).")
 @click.option("--jobs", "-j", type=int, default=1, show_default=True, help="Worker processes (or Ray CPUs).")

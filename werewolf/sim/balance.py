@@ -224,7 +224,7 @@ def figure(result: Result, heading: str) -> Any:
     """The candidates in the order given (not by rank: the rows stay put), 50% line, eliminated ones in grey."""
     import textwrap
 
-    from werewolf.sim.report import pyplot
+    from werewolf.sim.report import breakable, pyplot
 
     plt = pyplot()
     cands = result.candidates
@@ -233,7 +233,7 @@ def figure(result: Result, heading: str) -> Any:
         cards = deck_label(c.variant.config)
         lines = textwrap.wrap(c.variant.name, 34)
         if cards != c.variant.name:
-            lines += textwrap.wrap(cards.replace(",", ", "), 40)
+            lines += textwrap.wrap(breakable(cards), 40)
         labels.append("\n".join(lines))
     height = 1.4 + 0.45 * len(cands) + 0.2 * sum(label.count("\n") for label in labels)
     fig, ax = plt.subplots(figsize=(11, max(3.4, height)))

@@ -231,7 +231,9 @@ def tables(result: Result) -> list[TableData]:
 
 def role_table(result: Result) -> TableData:
     names = [v.name for v in result.variants]
-    table = TableData("each role's win rate, by variant", ["card dealt", *names])
+    table = TableData("each role's win rate, by variant [95% interval, by game]", ["card dealt", *names],
+                      note="the intervals count games, not seats: the seats dealt one card in a game win or lose "
+                           "together")
     roles: dict[str, None] = {}
     for s in result.paired.stats:
         roles.update(dict.fromkeys(s.role_seats))
@@ -241,7 +243,11 @@ def role_table(result: Result) -> TableData:
         cells = []
         for s in result.paired.stats:
             n = s.role_seats[role]
-            cells.append(f"{_pct(s.role_wins[role] / n)} of {n:,}" if n else "—")
+            if not n:
+                cells.append("—")
+                continue
+            lo, hi, _ = s.role_interval(role)
+            cells.append(f"{_pct(s.role_wins[role] / n)} [{_pct(lo)} – {_pct(hi)}] of {n:,} seats")
         table.rows.append([role, *cells])
     return table
 
@@ -348,12 +354,12 @@ def figure(result: Result, heading: str) -> Any:
     given, top to bottom."""
     import textwrap
 
-    from werewolf.sim.report import pyplot
+    from werewolf.sim.report import breakable, pyplot
 
     plt = pyplot()
     p = result.paired
     team = result.teams()[0]
-    labels = ["\n".join(textwrap.wrap(v.name.replace(",", ", "), 34)) or "?" for v in result.variants]
+    labels = ["\n".join(textwrap.wrap(breakable(v.name), 34)) or "?" for v in result.variants]
     rows = []
     for s in p.stats:
         lo, hi = wilson(s.wins[team], s.games)

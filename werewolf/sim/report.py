@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -165,10 +166,12 @@ SURVIVAL_DAYS = 3  # the table's survival columns: after days 1..3, then at the 
 def role_table(config: SimConfig, stats: Stats) -> TableData:
     """Per dealt card: seats, win rate with its interval, and the share alive after each of the first days."""
     roles = stats.roles()
-    cols = ["card dealt", "seats", "win rate", "95% interval"]
+    cols = ["card dealt", "seats", "win rate", "95% interval (by game)"]
     cols += [f"alive after day {k}" for k in range(1, SURVIVAL_DAYS + 1)] + ["alive at the end"]
     table = TableData("each role: wins and survival", cols,
-                      note="a seat wins when its side wins; a game over before a day counts its living as alive")
+                      note="a seat wins when its side wins; the interval counts games, not seats (the seats dealt "
+                           "one card in a game win or lose together: clustered by game); a game over before a day "
+                           "counts its living as alive")
     for role in _role_order(config, list(roles)):
         r = roles[role]
         alive = r["alive_after_day"]
@@ -284,7 +287,12 @@ def figure_png(fig: Any) -> bytes:
 
 def title(text: str, width: int = 100) -> str:
     """A chart's title wrapped onto as many lines as it needs: never cut (a deck's cards may break after a comma)."""
-    return "\n".join(textwrap.wrap(text.replace(",", ", "), width=width, break_on_hyphens=False))
+    return "\n".join(textwrap.wrap(breakable(text), width=width, break_on_hyphens=False))
+
+
+def breakable(text: str) -> str:
+    """A space after each comma between a deck's cards (a line may break there), none in a number: 1,000."""
+    return re.sub(r"(?<!\d),(?! )|,(?!\d{3}(?!\d))(?! )", ", ", text)
 
 
 TEAM_COLOURS = {"wolves": "#b2182b", "village": "#2166ac", "(nobody)": "#999999"}
