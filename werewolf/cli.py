@@ -272,12 +272,14 @@ def simulate(ruleset: str, deck: str | None, players: int | None, options: str |
               help="One variant as key=value pairs separated by ';': deck=..., options={...}, players=N, "
                    "name=... (keys not given come from --deck/--options/--players). Repeat it.")
 @click.option("--players", "-n", type=int, default=None, help="Players of the standard deck (when no deck).")
-@click.option("--bots", default="heuristic", show_default=True, help="As for `werewolf simulate`.")
+@click.option("--bots", "bots", multiple=True, default=("heuristic",), show_default=True,
+              help="As for `werewolf simulate`; repeat it for a mix (game i played by the (i mod K)-th, the same "
+                   "in every variant), e.g. --bots heuristic --bots random.")
 @click.option("--games", "-g", type=int, default=1000, show_default=True,
               help="Games per variant (without --precision).")
 @click.option("--precision", type=float, default=None, metavar="W",
-              help="Play batches of games until every interval (each win rate, each difference) is narrower "
-                   "than W, e.g. 0.05 for 5 points; then --games is not used.")
+              help="Play batches of games until every difference's interval is narrower than W, e.g. 0.05 for "
+                   "5 points; then --games is not used.")
 @click.option("--max-games", type=int, default=20000, show_default=True, help="With --precision: at most this "
               "many games per variant.")
 @click.option("--batch", type=int, default=500, show_default=True,
@@ -292,7 +294,8 @@ def simulate(ruleset: str, deck: str | None, players: int | None, options: str |
 @click.option("--report", "html_report", default=None, metavar="FILE.html", help="One self-contained HTML page.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def compare_command(ruleset: str, decks: tuple[str, ...], options_list: tuple[str, ...], variants: tuple[str, ...],
-                    players: int | None, bots: str, games: int, precision: float | None, max_games: int, batch: int,
+                    players: int | None, bots: tuple[str, ...], games: int, precision: float | None, max_games: int,
+                    batch: int,
                     seed: int, jobs: int, backend: str, address: str | None, outs: tuple[str, ...],
                     plot: str | None, html_report: str | None, quiet: bool) -> None:
     """Compare decks or rule options on the same seeds: each variant's win rates, the difference against the
@@ -306,19 +309,23 @@ def compare_command(ruleset: str, decks: tuple[str, ...], options_list: tuple[st
       --variant 'deck=c12_wolfking_guard;options={"witch_self_save":"never"};name=no self-save'
 
     Game i of every variant is dealt and played from the same seed, so the differences are paired
-    (Newcombe's interval for paired proportions). A variant whose every game is identical, event for
-    event, to the first's on the same seed is flagged: what it changes never came into play.
+    (Newcombe's interval for paired proportions, simultaneous over every difference; verdicts by
+    McNemar's test, Holm-adjusted). Decks are put in one order (the same cards, the same deal). A variant
+    whose every game is identical, event for event, to the first's on the same seed is flagged, and so
+    are two variants that are the same setup.
     """
     from werewolf.sim import command
+    from werewolf.sim.config import parse_bots
 
     status = 2
     try:
         base = command.make_config(ruleset, decks[0] if len(decks) == 1 else None, players,
-                                   options_list[0] if len(options_list) == 1 else None, bots, games, seed, jobs,
+                                   options_list[0] if len(options_list) == 1 else None, bots[0], games, seed, jobs,
                                    backend, address)
+        mix = tuple(parse_bots(b) for b in bots) if len(bots) > 1 else ()
         status = command.compare(base, decks if len(decks) > 1 else (), options_list if len(options_list) > 1 else (),
                                  variants, precision=precision, max_games=max_games, batch=batch, outs=outs,
-                                 plot=plot, html_report=html_report, quiet=quiet)
+                                 plot=plot, html_report=html_report, quiet=quiet, mix=mix)
     except WerewolfError as err:
         _fail(str(err))
     sys.exit(status)

@@ -4,11 +4,13 @@ command line, the HTML report. Small runs: seconds, not minutes."""
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections import Counter
 from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
+from statistics import NormalDist
 
 import pytest
 from click.testing import CliRunner
@@ -22,6 +24,8 @@ from werewolf.sim import balance as bal
 from werewolf.sim import compare as cmp
 from werewolf.sim.backends import Session
 from werewolf.sim.paired import newcombe_paired, paired_chunk
+from werewolf.sim.stats import wilson
+from werewolf.sim.variants import aligned, duplicates
 
 NINE = "classic9"
 NO_SEER = "werewolf*3,villager*4,witch,hunter"  # classic 9 with the seer's card a villager's: the village is lost
@@ -42,9 +46,9 @@ def test_a_variant_that_changes_nothing_is_no_difference_and_is_flagged() -> Non
     assert result.games == 60
     assert result.paired.same[1] == result.paired.paired[1] == 60
     assert result.never_changed() == [variants[1].name]
-    d, lo, hi = result.paired.difference(1, "village")
-    assert d == 0 and lo < 0 < hi
-    assert cmp.verdict(d, lo, hi, "village") == "no measurable difference"
+    (diff,) = result.differences()
+    assert diff.diff == 0 and diff.lo < 0 < diff.hi and not diff.shown and diff.p == 1.0
+    assert cmp.verdict(diff).startswith("not shown: could not tell apart")
     assert any(w.startswith("never changed a game") for w in cmp.warnings(result))
 
 
@@ -59,9 +63,9 @@ def test_the_paired_games_are_the_simulations_games() -> None:
 def test_clearly_different_decks_are_a_real_difference() -> None:
     base = SimConfig(bots=parse_bots("heuristic"), games=80, seed=1)
     result = _compare(cmp.make_variants(base, (NINE, NO_SEER), (), ()))
-    d, lo, hi = result.paired.difference(1, "village")
-    assert hi < 0, (d, lo, hi)  # without the seer the village wins much less
-    assert "real difference" in cmp.verdict(d, lo, hi, "village")
+    (diff,) = result.differences()
+    assert diff.hi < 0 and diff.shown, diff  # without the seer the village wins much less
+    assert cmp.verdict(diff).startswith("shown: village wins less")
     assert result.never_changed() == []
     assert result.paired.same[1] == 0
 
@@ -113,7 +117,8 @@ def test_compare_command_writes_json_csv_and_report(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     assert "never changed a game" in res.output
     doc = json.loads(out_json.read_text())
-    assert doc["differences"][0]["verdict"] == "no measurable difference"
+    assert doc["differences"][0]["verdict"].startswith("not shown: could not tell apart")
+    assert doc["agents"] == "random" and "measured with random bots" in res.output
     assert doc["never_changed_a_game"] == ["free guard"]
     assert doc["differences"][0]["pairs"]["this_only"] == doc["differences"][0]["pairs"]["first_only"] == 0
     assert out_csv.read_text().splitlines()[0].startswith("section,variant,team")
@@ -337,3 +342,107 @@ def test_the_sim_modules_import_each_other_in_no_circle() -> None:
         visit(module, [])
     # the commands' module is the top: nothing below it imports it
     assert not [m for m, edges in graph.items() if "command" in edges]
+
+
+# -- compare: several variants, precision, decks in another order, the same setup twice, a mix of bots ---------
+def test_holm_and_the_p_value_of_a_paired_interval() -> None:
+    from werewolf.sim.paired import holm, newcombe_p
+
+    assert holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+    assert holm([0.5]) == [0.5] and holm([]) == []
+    assert newcombe_p(10, 5, 5, 10) == 1.0
+    for table in [(12, 9, 2, 21), (50, 30, 10, 110), (100, 12, 30, 300)]:
+        p = newcombe_p(*table)
+        z = NormalDist().inv_cdf(1 - p / 2)
+        _, lo, hi = newcombe_paired(*table, z=z * 0.999)  # just inside its level: the interval excludes 0
+        assert lo > 0 or hi < 0
+        _, lo, hi = newcombe_paired(*table, z=z * 1.001)  # just beyond: it reaches 0
+        assert lo <= 0 <= hi
+
+
+def test_several_variants_are_tested_together() -> None:
+    base = SimConfig(deck=NINE, bots=parse_bots("heuristic"), games=80, seed=1)
+    result = _compare(cmp.make_variants(base, (NINE, NO_SEER, "classic10"), (), ()))
+    diffs = result.differences()
+    assert len(diffs) == 2
+    assert all(d.p_holm >= d.p for d in diffs)
+    first, second = sorted(diffs, key=lambda d: d.p)
+    assert first.level == pytest.approx(0.975) and second.level == pytest.approx(0.95)
+    assert first.p_holm == pytest.approx(min(1.0, 2 * first.p))
+    for d in diffs:  # the verdict and the interval agree
+        assert d.shown == (d.lo > 0 or d.hi < 0) or (not first.shown and d is second)
+    # the first's interval at 97.5%: wider than a lone 95% one
+    lone = newcombe_paired(*result.paired.table(first.k, "village"))
+    assert first.hi - first.lo > lone[2] - lone[1]
+    assert "Holm" in cmp.differences_table(result).note
+
+
+def test_precision_waits_for_the_differences_only() -> None:
+    base = SimConfig(deck=NINE, bots=parse_bots("random"), seed=4)
+    # the guard's rule in a deck without a guard: the same games, a difference known at once to be 0
+    variants = cmp.make_variants(base, (), ("{}", '{"guard_rule": "free"}'), ())
+    result = _compare(variants, precision=0.05, batch=40, max_games=4000)
+    assert result.games < 400 and "every difference's interval narrower than 5.0 points" in result.stopped
+    lo, hi = wilson(result.paired.stats[0].wins["village"], result.games)
+    assert hi - lo > 0.1  # each win rate is far from known to 5 points, and that was not waited for
+
+
+def test_a_deck_written_in_another_order_keeps_the_pairing() -> None:
+    cards = parse_deck("werewolf*3,seer,witch,hunter,villager*3")
+    base = SimConfig(deck=NINE, bots=parse_bots("random"), games=30, seed=3)
+    shuffled = ",".join(reversed(cards))
+    variants = cmp.make_variants(base, (NINE, shuffled), (), ())
+    assert variants[1].config.deck == NINE  # the same cards: the first's deck, the same deal
+    result = _compare(variants, games=30)
+    assert result.never_changed() == [variants[1].name]
+    assert any(w.startswith("the same setup twice") for w in cmp.warnings(result))
+    # one card swapped, written backwards: put back in the first's order, the swapped card in the hunter's place
+    swapped = ",".join(reversed(["werewolf"] * 3 + ["seer", "witch", "idiot"] + ["villager"] * 3))
+    variants = cmp.make_variants(base, (NINE, swapped), (), ())
+    assert variants[1].config.deck == ("werewolf", "werewolf", "werewolf", "seer", "witch", "idiot", "villager",
+                                       "villager", "villager")
+    assert aligned(cards, ("villager", "seer", "werewolf")) == ("werewolf", "seer", "villager")
+
+
+def test_the_same_setup_twice_is_flagged() -> None:
+    base = SimConfig(deck=NINE, bots=parse_bots("random"), games=20, seed=3)
+    variants = cmp.make_variants(base, (), (), ("name=a", "name=b;deck=classic9", 'name=c;options={"sheriff": false}'))
+    assert duplicates(variants) == [("a", "b")]
+
+
+def test_a_sole_candidate_is_an_elected_sheriff() -> None:
+    from werewolf.core.game import Game, Setup
+    from werewolf.sim.runner import powers_used
+
+    found = 0
+    for seed in range(300):
+        game = Game(Setup("classic", deck="c12_wolfking_guard", seed=seed))
+        game.play_out(random.Random(seed))
+        sole = [e for e in game.events if e.type == "sheriff" and e.data.get("reason") == "sole candidate"]
+        if sole:
+            found += 1
+            assert powers_used(game.events).count("sheriff_elected") == len(sole)
+        if found >= 3:
+            break
+    assert found >= 3
+
+
+def test_compare_over_a_mix_of_bots() -> None:
+    base = SimConfig(deck=NINE, games=60, seed=6)
+    variants = cmp.make_variants(base, (NINE, NO_SEER), (), ())
+    mix = (parse_bots("heuristic"), parse_bots("random"))
+    with Session() as session:
+        result = cmp.run(variants, games=60, precision=None, max_games=1000, batch=50, session=session, mix=mix)
+    assert set(result.by_kind) == {"heuristic", "random"}
+    assert [p.games for p in result.by_kind.values()] == [30, 30]
+    merged = result.by_kind["heuristic"].stats[1].__class__().merge(result.by_kind["heuristic"].stats[1]).merge(
+        result.by_kind["random"].stats[1])
+    assert merged == result.paired.stats[1]
+    # the heuristic half is the heuristic run's even games
+    alone = paired_chunk(tuple(replace(v.config, bots=mix[0]) for v in variants), 0, 1)
+    assert alone.stats[0].wins.keys() <= result.by_kind["heuristic"].stats[0].wins.keys() | {"wolves", "village"}
+    assert result.agents().startswith("heuristic + random")
+    titles = [t.title for t in cmp.tables(result)]
+    assert any("by the bots that played" in t for t in titles)
+    doc = cmp.document(result)
+    assert set(doc["by_agents"]) == {"heuristic", "random"} and doc["agents"].startswith("heuristic + random")

@@ -27,7 +27,7 @@ from werewolf.core import engine
 from werewolf.core.errors import SetupError
 from werewolf.sim import check, html, report, simulate
 from werewolf.sim.backends import Session
-from werewolf.sim.config import SimConfig, parse_bots
+from werewolf.sim.config import BotSpec, SimConfig, parse_bots
 from werewolf.sim.stats import Stats
 from werewolf.sim.variants import parse_options
 
@@ -228,8 +228,10 @@ def check_outputs(outs: tuple[str, ...], plot: str | None, html_report: str | No
 
 def compare(base: SimConfig, decks: tuple[str, ...], options: tuple[str, ...], variant_specs: tuple[str, ...], *,
             precision: float | None, max_games: int, batch: int, outs: tuple[str, ...], plot: str | None,
-            html_report: str | None, quiet: bool, stdout: TextIO | None = None) -> int:
-    """`werewolf compare`: play the variants on the same seeds, print and write what differs."""
+            html_report: str | None, quiet: bool, stdout: TextIO | None = None, mix: tuple[BotSpec, ...] = ()
+            ) -> int:
+    """`werewolf compare`: play the variants on the same seeds, print and write what differs (``mix``: several
+    kinds of bots, game i played by the (i mod len)-th)."""
     from werewolf.sim import compare as cmp
 
     if precision is not None and not 0 < precision < 1:
@@ -247,11 +249,12 @@ def compare(base: SimConfig, decks: tuple[str, ...], options: tuple[str, ...], v
         task = progress.add_task("games", total=per_variant * len(variants))
         clock.begin()
         result = cmp.run(variants, games=base.games, precision=precision, max_games=max_games, batch=batch,
-                         session=session, progress=lambda n: progress.advance(task, n * len(variants)))
+                         session=session, progress=lambda n: progress.advance(task, n * len(variants)), mix=mix)
         elapsed = clock.end()
         progress.update(task, total=result.games * len(variants), completed=result.games * len(variants))
     heading = compare_headline(base, result)
     console.print(heading, style="bold", soft_wrap=True)
+    console.print(report.agents_note(result.agents()), style="dim", soft_wrap=True)
     console.print(f"time: {result.games * len(variants):,} games in all, " +
                   report.rate_note(base, elapsed, session.startup, result.games * len(variants))
                   + f" · {result.stopped}", soft_wrap=True)
@@ -268,7 +271,7 @@ def compare(base: SimConfig, decks: tuple[str, ...], options: tuple[str, ...], v
         console.print(f"chart written to {plot}")
     if html_report:
         pngs, notes = charts(lambda: cmp.figure(result, heading))
-        setup = {"ruleset": base.ruleset, "bots": base.bots.label(),
+        setup = {"ruleset": base.ruleset, "bots": result.agents(), "agents": report.agents_note(result.agents()),
                  **{f"variant {k + 1}": f"{v.name}: deck {report.deck_label(v.config)}; options "
                     f"{report.options_label(v.config.options)}" for k, v in enumerate(variants)},
                  "games": f"{result.games:,} per variant ({result.stopped})",
@@ -291,7 +294,7 @@ def compare_headline(base: SimConfig, result: Any) -> str:
     options = dict.fromkeys(report.options_label(v.config.options) for v in result.variants)
     return (f"{base.ruleset} · compare {len(result.variants)} variants: {names} · deck"
             f"{'s' if len(decks) > 1 else ''} {'; '.join(decks)} · options {' | '.join(options)} · bots "
-            f"{base.bots.label()} · {result.games:,} games each, same seeds (seed {base.seed})")
+            f"{result.agents()} · {result.games:,} games each, same seeds (seed {base.seed})")
 
 
 def balance(base: SimConfig, swaps: tuple[str, ...], decks: tuple[str, ...], *, precision: float, max_games: int,

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from statistics import NormalDist
 from typing import Any
 
-from werewolf.sim.config import SimConfig, game_seed
+from werewolf.sim.config import BotSpec, SimConfig, game_seed
 from werewolf.sim.runner import base_setup, play_game, powers_used, seat_outcomes, summarize
 from werewolf.sim.stats import Z95, Stats, wilson
+from werewolf.sim.variants import with_bots
 
 
 class Paired:
@@ -84,6 +86,58 @@ def newcombe_paired(a: int, b: int, c: int, d: int, z: float = Z95) -> tuple[flo
     du = math.sqrt(max(0.0, (u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2))
     diff = p1 - p2
     return diff, max(-1.0, diff - dl), min(1.0, diff + du)
+
+
+def newcombe_p(a: int, b: int, c: int, d: int) -> float:
+    """The two-sided p-value that inverts ``newcombe_paired``: the level at which its interval just reaches 0.
+
+    So a difference's test and its interval never disagree: the interval at level 1 - x excludes 0 exactly
+    when this p-value is below x."""
+    if b == c:  # no difference at all: no level excludes 0
+        return 1.0
+    dist = NormalDist()
+
+    def excludes(z: float) -> bool:
+        _, low, high = newcombe_paired(a, b, c, d, z)
+        return low > 0 or high < 0
+
+    low, high = 0.0, 1.0
+    while excludes(high):
+        high *= 2
+        if high > 40:
+            return 0.0
+    for _ in range(60):
+        mid = (low + high) / 2
+        if excludes(mid):
+            low = mid
+        else:
+            high = mid
+    return 2 * (1 - dist.cdf((low + high) / 2))
+
+
+def holm(pvalues: list[float]) -> list[float]:
+    """Holm's step-down adjustment of several p-values (in the order given): a difference is shown at level
+    ``a`` when its adjusted p-value is below ``a``, and all of them together at most ``a`` wrongly."""
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda i: pvalues[i])
+    out = [1.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * pvalues[i]))
+        out[i] = running
+    return out
+
+
+def mixed_chunk(configs: tuple[SimConfig, ...], mix: tuple[BotSpec, ...], start: int, stop: int
+                ) -> dict[str, Paired]:
+    """``paired_chunk`` with game ``i`` played by the bots ``mix[i % len(mix)]`` in every variant (so the games
+    stay paired), counted apart for each kind of bots (by its label)."""
+    out: dict[str, Paired] = {}
+    for i in range(start, stop):
+        bots = mix[i % len(mix)]
+        part = paired_chunk(tuple(with_bots(c, bots) for c in configs), i, i + 1)
+        out.setdefault(bots.label(), Paired(len(configs))).merge(part)
+    return out
 
 
 def paired_chunk(configs: tuple[SimConfig, ...], start: int, stop: int) -> Paired:

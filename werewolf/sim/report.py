@@ -60,7 +60,8 @@ class TableData:
 
 def document(config: SimConfig, stats: Stats, elapsed: float | None = None, startup: float = 0.0) -> dict[str, Any]:
     """The JSON document of a run: the setup, the statistics, and (apart) the timing."""
-    doc: dict[str, Any] = {"config": config.describe(), "stats": stats.as_dict()}
+    doc: dict[str, Any] = {"config": config.describe(), "agents": config.players_label(),
+                           "agents_note": agents_note(config.players_label()), "stats": stats.as_dict()}
     if elapsed is not None:
         doc["timing"] = {"seconds": elapsed, "startup_seconds": startup,
                          "games_per_second": stats.games / elapsed if elapsed > 0 else None, "engine": engine()}
@@ -83,6 +84,12 @@ def headline(config: SimConfig, stats: Stats, elapsed: float | None = None, star
     if elapsed:
         head += " · " + rate_note(config, elapsed, startup, n)
     return head
+
+
+def agents_note(label: str) -> str:
+    """What every output says of the agents: the numbers are theirs as much as the deck's."""
+    return (f"measured with {label} bots: these numbers are how these bots play the deck, not how people would; "
+            "other agents (--bots, repeatable in compare and balance for a mix) may give other numbers")
 
 
 def options_label(options: Mapping[str, Any]) -> str:
@@ -193,6 +200,7 @@ def power_table(stats: Stats) -> TableData:
 def print_report(console: Console, config: SimConfig, stats: Stats, elapsed: float | None = None,
                  startup: float = 0.0) -> None:
     console.print(headline(config, stats, elapsed, startup), style="bold", soft_wrap=True)
+    console.print(agents_note(config.players_label()), style="dim", soft_wrap=True)
     for table in tables(config, stats):
         console.print(table.rich())
 
@@ -214,6 +222,7 @@ def write_out(path: str, config: SimConfig, stats: Stats, elapsed: float | None 
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(["section", "name", "count", "rate", "ci95_low", "ci95_high"])
+        w.writerow(["agents", config.players_label(), "", "", "", ""])
         for row in csv_rows(doc["stats"]):
             w.writerow(row)
 

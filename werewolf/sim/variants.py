@@ -87,3 +87,48 @@ def bots_label(mix: Sequence[BotSpec]) -> str:
 
 def with_bots(config: SimConfig, bots: BotSpec) -> SimConfig:
     return config if config.bots == bots else replace(config, bots=bots)
+
+
+def normalised(configs: Sequence[SimConfig]) -> list[SimConfig]:
+    """The configs with every deck dealt in the order that pairs it best with the first's (``aligned``).
+
+    A deck with the first's very cards, in whatever order and however written (by name, by its cards, by a
+    number of players), becomes the first's deck: the very same games. Any other deck given by its cards is
+    put in the aligned order. A named deck with other cards keeps its name (its order is the ruleset's).
+    """
+    from werewolf.sim.report import deck_roles
+
+    if not configs:
+        return []
+    first = configs[0]
+    base = deck_roles(first)
+    out = [first]
+    for c in configs[1:]:
+        cards = deck_roles(c)
+        if base is None or cards is None or c.ruleset != first.ruleset:
+            out.append(c)
+        elif same_cards(cards, base):
+            out.append(replace(c, deck=first.deck, players=first.players))
+        elif isinstance(c.deck, tuple):
+            out.append(replace(c, deck=aligned(base, cards)))
+        else:
+            out.append(c)
+    return out
+
+
+def setup_key(c: SimConfig) -> tuple[Any, ...]:
+    """What decides a config's games: two configs with the same key play the very same games."""
+    return (c.ruleset, c.deck, c.players, json.dumps(dict(c.options), sort_keys=True), c.bots, c.agents)
+
+
+def duplicates(variants: Sequence[Variant]) -> list[tuple[str, str]]:
+    """Pairs of variants that are the same setup (after ``normalised``): (the earlier's name, the later's)."""
+    seen: dict[tuple[Any, ...], str] = {}
+    out = []
+    for v in variants:
+        key = setup_key(v.config)
+        if key in seen:
+            out.append((seen[key], v.name))
+        else:
+            seen[key] = v.name
+    return out
