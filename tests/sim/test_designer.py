@@ -126,18 +126,81 @@ def test_compare_command_writes_json_csv_and_report(tmp_path: Path) -> None:
 
 
 # -- balance ---------------------------------------------------------------------------
-def test_balance_ranks_a_clearly_unbalanced_candidate_last() -> None:
-    base = SimConfig(deck=NINE, bots=parse_bots("heuristic"), seed=3)
-    cands = bal.candidates(base, ("hunter:villager", "seer:villager"), ())
-    assert [c.name for c in cands] == [NINE, "swap hunter → villager", "swap seer → villager"]
-    assert Counter(cands[2].config.deck) == Counter(parse_deck(NO_SEER))
+def _balance(cands: list[cmp.Variant], **kw: object) -> bal.Result:
+    args = {"within": 0.1, "confidence": 0.8, "max_games": 400, "batch": 100, **kw}
     with Session() as session:
-        result = bal.run(cands, precision=0.01, max_games=200, batch=100, session=session)
-    last = result.ranked()[-1]
-    assert last.variant.name == "swap seer → villager"
-    assert last.eliminated_at == 100  # so far off that the first look settles it
-    assert last.stats.games == 100  # and no game was spent on it after
-    assert any("swap seer → villager is farther from 50%" in line for line in bal.findings(result))
+        return bal.run(cands, session=session, **args)  # type: ignore[arg-type]
+
+
+def test_balance_finds_a_deck_within_the_band_and_says_what_it_showed() -> None:
+    base = SimConfig(deck=NINE, bots=parse_bots("heuristic"), seed=3)
+    cands = bal.candidates(base, ("seer:villager", ":villager"), ())
+    assert [c.name for c in cands] == [NINE, "swap seer → villager", "add villager"]
+    assert Counter(cands[1].config.deck) == Counter(parse_deck(NO_SEER))
+    result = _balance(cands)
+    no_seer = next(c for c in result.candidates if c.variant.name == "swap seer → villager")
+    assert no_seer.status == "off" and no_seer.stopped_at == 100  # so far off that the first look settles it
+    assert no_seer.games == 100  # and no game was spent on it after
+    assert result.found and {c.variant.name for c in result.found} <= {NINE, "add villager"}
+    for c in result.found:
+        lo, hi = c.interval(result.z)
+        assert 0.4 <= lo and hi <= 0.6 and c.status == "found"
+    assert result.stopped.startswith(f"found: {result.found[0].variant.name} is within ±10.0 points of 50% at 80% "
+                                     "confidence")
+    lines = bal.findings(result)
+    assert any(line.startswith("shown: swap seer → villager is off 50% by more than 10.0 points") for line in lines)
+    assert any("measurably off 50%" in line and "swap seer → villager (the village wins less)" in line
+               for line in lines)
+    # the level: Bonferroni over 3 candidates and the looks of 100, 200, 400 games
+    assert result.looks == 3 and result.level == pytest.approx(1 - 0.2 / 9)
+
+
+def test_balance_not_found_within_budget_says_so() -> None:
+    base = SimConfig(deck=NINE, bots=parse_bots("heuristic"), seed=3)
+    result = _balance(bal.candidates(base, ("seer:villager", "hunter:villager"), ()), within=0.01, max_games=200)
+    assert not result.found and result.stopped.startswith("not found within budget")
+    assert any(c.status == "not settled" for c in result.candidates)
+    assert any(line.startswith("within ±1.0 points or not: not shown either way") for line in bal.findings(result))
+
+
+def test_balance_tells_close_candidates_apart_by_their_pairs() -> None:
+    def candidate(name: str, bits: list[int]) -> bal.Candidate:
+        c = bal.Candidate(cmp.Variant(name, SimConfig(deck=NINE)))
+        c.bits.extend(bits)
+        c.stats.games, c.stats.wins["village"] = len(bits), sum(bits)
+        c.looks = 1
+        return c
+
+    n = 400
+    farther = [1] * 152 + [0] * (n - 152)  # 38%
+    closer = [1] * 176 + [0] * (n - 176)  # 44%: every game the first won, and 24 more
+    a, b = candidate("a", farther), candidate("b", closer)
+    z = NormalDist().inv_cdf(0.975)
+    for c in (a, b):  # neither interval is wholly outside 40% - 60%: on its own, neither is settled
+        assert c.interval(z)[0] < 0.4 < c.interval(z)[1] or 0.4 < c.interval(z)[0]
+    bal._settle([a, b], z, 0.1)
+    assert a.status == "farther" and "paired game by game" in a.reason and b.status == "not settled"
+    # the same rates without the pairing (the wins in other games) show nothing
+    shuffled = candidate("c", [0] * (n - 176) + [1] * 176)
+    a2 = candidate("a", farther)
+    bal._settle([a2, shuffled], z, 0.1)
+    assert a2.status == "not settled"
+
+
+def test_balance_searches_over_roles_and_player_counts() -> None:
+    base = SimConfig(deck=NINE, bots=parse_bots("random"), seed=1)
+    cands = bal.candidates(base, (), (), search=True)
+    assert [c.name for c in cands] == [NINE]
+    result = _balance(cands, search=True, max_candidates=5, within=0.02, max_games=200)
+    names = [c.variant.name for c in result.candidates]
+    assert len(names) == 5 and names[0] == NINE and all(n.startswith(NINE + " · ") for n in names[1:])
+    decks = [tuple(sorted(bal.deck_roles(c.variant.config) or ())) for c in result.candidates]
+    assert len(set(decks)) == 5  # never the same deck twice
+    assert {len(d) for d in decks} - {9}, decks  # player counts too, not only swaps
+    assert "not found within budget" in result.stopped and "(the search may try 5)" in result.stopped
+    for c in result.candidates[1:]:  # each one step (a card in, out or swapped) from a deck tried before
+        cards = Counter(bal.deck_roles(c.variant.config) or ())
+        assert any(sum(((cards - Counter(d)) + (Counter(d) - cards)).values()) in (1, 2) for d in decks)
 
 
 def test_swap_syntax() -> None:
@@ -279,12 +342,21 @@ def test_simulate_report_is_one_self_contained_page(tmp_path: Path) -> None:
 
 def test_balance_command(tmp_path: Path) -> None:
     page, out = tmp_path / "b.html", tmp_path / "b.json"
-    res = CliRunner().invoke(main, ["balance", "--deck", NINE, "--swap", "seer:villager", "--max-games", "100",
-                                    "--batch", "50", "-q", "--report", str(page), "--out", str(out)])
+    res = CliRunner().invoke(main, ["balance", "--deck", NINE, "--swap", "seer:villager", "--swap", ":villager",
+                                    "--within", "0.1", "--confidence", "0.8", "--max-games", "400", "--batch", "100",
+                                    "-q", "--report", str(page), "--out", str(out), "--bots", "heuristic"])
     assert res.exit_code == 0, res.output
-    assert "swap seer → villager is farther from 50% than classic9" in res.output
-    assert json.loads(out.read_text())["ranking"][-1]["name"] == "swap seer → villager"
+    assert "is within ±10.0 points of 50% at 80% confidence" in res.output
+    assert "measured with heuristic bots" in res.output
+    doc = json.loads(out.read_text())
+    assert doc["found"] and set(doc["found"]) <= {NINE, "add villager"} and doc["agents"] == "heuristic"
+    assert doc["ranking"][0]["status"] == "found"
     assert_self_contained(page.read_text())
+    res = CliRunner().invoke(main, ["balance", "--deck", NINE, "--swap", "seer:villager", "--within", "0.01",
+                                    "--max-games", "100", "--batch", "100", "-q"])
+    assert res.exit_code == 3 and "not found within budget" in res.output
+    res = CliRunner().invoke(main, ["balance", "--deck", NINE, "--search", "--within", "0.7"])
+    assert res.exit_code == 2 and "--within" in res.output
 
 
 def test_the_bar_and_the_headline_share_one_clock_that_leaves_start_up_out() -> None:

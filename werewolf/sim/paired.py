@@ -176,3 +176,46 @@ def paired_chunk(configs: tuple[SimConfig, ...], start: int, stop: int) -> Paire
                 out.pairs[0][team, 1, 1] += 1
     return out
 
+
+def outcome_chunk(configs: tuple[SimConfig, ...], mix: tuple[BotSpec, ...], start: int, stop: int
+                  ) -> list[tuple[Stats, bytes]]:
+    """Games ``start`` to ``stop - 1`` under every config (game ``i`` by the bots ``mix[i % len(mix)]``, or each
+    config's own when ``mix`` is empty): each config's ``Stats``, and one byte a game, 1 when the village won, 0
+    when it did not, 2 when the game failed (what ``balance`` pairs any two candidates with, game by game)."""
+    out = [(Stats(), bytearray()) for _ in configs]
+    setups = [base_setup(c) for c in configs]
+    for i in range(start, stop):
+        for (stats, bits), config, setup in zip(out, configs, setups):
+            if mix:
+                config = with_bots(config, mix[i % len(mix)])
+            try:
+                game = play_game(config, i, setup)
+            except Exception as e:  # an engine or bot bug: counted and shown, as in `simulate`
+                stats.add_error(i, game_seed(config.seed, i), f"{type(e).__name__}: {e}")
+                bits.append(2)
+                continue
+            events = game.events
+            teams, days, causes, fired, ending = summarize(events)
+            stats.add(teams, days, causes, fired, ending, game.answered, seat_outcomes(events), powers_used(events))
+            bits.append(1 if "village" in teams else 0)
+    return [(stats, bytes(bits)) for stats, bits in out]
+
+
+def pair_table(first: bytes, second: bytes) -> tuple[int, int, int, int]:
+    """The 2x2 table of two candidates' games played on the same seeds, over the games both finished:
+    (both won, the first only, the second only, neither)."""
+    both = only_first = only_second = neither = 0
+    for x, y in zip(first, second):
+        if x == 2 or y == 2:
+            continue
+        if x:
+            if y:
+                both += 1
+            else:
+                only_first += 1
+        elif y:
+            only_second += 1
+        else:
+            neither += 1
+    return both, only_first, only_second, neither
+
