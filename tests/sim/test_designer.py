@@ -518,3 +518,19 @@ def test_compare_over_a_mix_of_bots() -> None:
     assert any("by the bots that played" in t for t in titles)
     doc = cmp.document(result)
     assert set(doc["by_agents"]) == {"heuristic", "random"} and doc["agents"].startswith("heuristic + random")
+
+
+def test_every_command_defaults_to_heuristic_bots_and_says_so(tmp_path: Path) -> None:
+    out = tmp_path / "s.json"
+    res = CliRunner().invoke(main, ["simulate", "--deck", NINE, "-g", "10", "-q", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "bots heuristic" in res.output and "measured with heuristic bots" in res.output
+    doc = json.loads(out.read_text())
+    assert doc["config"]["bots"] == doc["agents"] == "heuristic"
+    csv_out = tmp_path / "s.csv"
+    assert CliRunner().invoke(main, ["simulate", "--deck", NINE, "-g", "5", "-q", "--out", str(csv_out)]).exit_code == 0
+    assert "agents,heuristic" in csv_out.read_text()
+    for command in ("compare", "balance"):
+        option = next(o for o in main.commands[command].params if o.name == "bots")
+        assert option.default == ("heuristic",)
+    assert next(o for o in main.commands["simulate"].params if o.name == "bots").default == "heuristic"
