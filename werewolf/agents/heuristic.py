@@ -88,7 +88,7 @@ class Policy:
     __slots__ = ("seer_claims_at_once", "seer_hides_until_day", "witch_saves_first_night",
                  "guard_guards_first_night", "guard_first_night_self")
 
-    def __init__(self, seer_claims_at_once: float = 0.6, seer_hides_until_day: int = 3,
+    def __init__(self, seer_claims_at_once: float = 0.4, seer_hides_until_day: int = 3,
                  witch_saves_first_night: float = 0.75, guard_guards_first_night: float = 0.35,
                  guard_first_night_self: float = 0.6) -> None:
         for name, p in (("seer_claims_at_once", seer_claims_at_once),

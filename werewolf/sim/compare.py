@@ -3,13 +3,21 @@
 Every variant plays game ``i`` from the same seed (``game_seed(seed, i)``), so the
 differences against the first variant are paired: a variant that changes nothing
 plays the very same games, and a small change shows with far fewer games than two
-separate runs would need. Each difference has Newcombe's 95% interval for paired
-proportions (``paired.newcombe_paired``); "no measurable difference" when it spans 0.
+separate runs would need. Decks are put in the order that pairs them best with the
+first's (``variants.normalised``): the same cards in another order deal the same games.
 
-``--precision W`` plays batches of games until every interval shown (each
-variant's win rate and each difference) is narrower than ``W``, or ``--max-games``.
-Stopping on an interval's width, not on its position, keeps the intervals honest:
-the width hardly depends on where the estimate falls.
+The differences (every variant but the first, every team shown) are tested together
+by Holm's step-down procedure, each with Newcombe's interval for paired proportions
+(``paired.newcombe_paired``) at the level Holm tests it at, and its p-value that
+interval's inverse: a difference is "shown" when its interval excludes 0, and all
+the verdicts together are wrong with at most 5% probability; "not shown: could not
+tell apart" is no proof that there is no difference.
+
+``--precision W`` plays batches of games until every difference's interval is
+narrower than ``W``, or ``--max-games`` (each variant's own win rate is not waited
+for: the differences are what a comparison is for). Stopping on an interval's width,
+not on its position, keeps the intervals honest. ``mix``: several kinds of bots, game
+``i`` played by the (i mod K)-th in every variant, each difference also shown per kind.
 """
 
 from __future__ import annotations
@@ -218,9 +226,13 @@ def verdict(d: Difference) -> str:
     """The difference in words: what was shown, or plainly that it was not."""
     team = d.team
     if not d.shown:
-        return f"not shown: could not tell apart (p = {d.p_holm:.2g}, Holm)"
+        return f"not shown: could not tell apart ({_p(d.p_holm)}, Holm)"
     more = "more" if d.diff > 0 else "less"
-    return f"shown: {team} win{'s' if not team.endswith('s') else ''} {more} (p = {d.p_holm:.2g}, Holm)"
+    return f"shown: {team} win{'s' if not team.endswith('s') else ''} {more} ({_p(d.p_holm)}, Holm)"
+
+
+def _p(p: float) -> str:
+    return f"p = {p:.2g}" if p >= 1e-4 else "p < 0.0001"
 
 
 def run(variants: list[Variant], *, games: int, precision: float | None, max_games: int, batch: int,
@@ -294,12 +306,17 @@ def tables(result: Result) -> list[TableData]:
 def differences_table(result: Result) -> TableData:
     first = result.variants[0].name
     m = len(result.differences())
-    notes = [f"paired by seed; {m} difference{'s' if m != 1 else ''} tested together (Holm): the interval of each "
-             f"is Newcombe's for paired proportions at the level Holm's procedure tests it at (the smallest p at "
-             f"{100 * (1 - LEVEL):.0f}%/{m}, the next at {100 * (1 - LEVEL):.0f}%/{max(1, m - 1)}, ...), so a "
-             f"difference is shown when its interval excludes 0, and all the verdicts together are wrong with at "
-             f"most {100 * (1 - LEVEL):.0f}% probability; 'could not tell apart' is no proof that they are the "
-             "same: more games may tell"]
+    alpha = f"{100 * (1 - LEVEL):.0f}%"
+    if m > 1:
+        how = (f"{m} differences tested together (Holm): the interval of each is Newcombe's for paired proportions "
+               f"at the level Holm's procedure tests it at (the smallest p at {alpha}/{m}, the next at {alpha}/"
+               f"{m - 1}, ...), so a difference is shown when its interval excludes 0, and all the verdicts "
+               f"together are wrong with at most {alpha} probability")
+    else:
+        how = (f"Newcombe's interval for paired proportions at {100 * LEVEL:.0f}%: the difference is shown when it "
+               "excludes 0")
+    notes = [f"paired by seed; {how}; 'could not tell apart' is no proof that they are the same: more games may "
+             "tell"]
     if result.teams() == ["village"]:
         notes.append("the wolves' difference is the same with the opposite sign (no draws, no third side)")
     diffs = TableData(f"difference against the first variant ({first}), paired by seed",
