@@ -534,3 +534,17 @@ def test_every_command_defaults_to_heuristic_bots_and_says_so(tmp_path: Path) ->
         option = next(o for o in main.commands[command].params if o.name == "bots")
         assert option.default == ("heuristic",)
     assert next(o for o in main.commands["simulate"].params if o.name == "bots").default == "heuristic"
+
+
+def test_balance_over_a_mix_of_bots() -> None:
+    base = SimConfig(deck=NINE, bots=parse_bots("heuristic"), seed=2)
+    cands = bal.candidates(base, ("seer:villager",), ())
+    mix = (parse_bots("heuristic"), parse_bots("random"))
+    result = _balance(cands, mix=mix, max_games=100, batch=100)
+    assert result.agents().startswith("heuristic + random")
+    # game i of a candidate is the game i of its own bots in the mix: the same outcome as played alone
+    from werewolf.sim.paired import outcome_chunk
+
+    alone = outcome_chunk((replace(cands[0].config, bots=mix[1]),), (), 1, 2)[0][1]
+    assert bytes(result.candidates[0].bits[1:2]) == alone
+    assert bal.document(result)["agents"].startswith("heuristic + random")
