@@ -87,7 +87,7 @@ def candidates(base: SimConfig, swaps: Sequence[str], decks: Sequence[str], *, s
             raise SetupError("--swap and --search need a deck whose cards are known: give --deck or --players")
         out.append(Variant(base.deck if isinstance(base.deck, str) else deck_label(base), base))
         for spec in swaps:
-            out.append(Variant(swap_name(spec), replace(base, deck=swap(roles, spec))))
+            out.append(Variant(swap_name(spec), replace(base, deck=swap(roles, spec), players=None)))
     elif base.deck is not None:
         out.append(Variant(base.deck if isinstance(base.deck, str) else deck_label(base), base))
     for d in decks:
@@ -124,7 +124,7 @@ def neighbours(variant: Variant, rate: float, pool: Sequence[str], tried: set[tu
     for spec in specs:
         try:
             deck = swap(cards, spec)
-            config = replace(variant.config, deck=deck)
+            config = replace(variant.config, deck=deck, players=None)
             key = tuple(sorted(deck))
             if key in tried or not deck.count("werewolf"):
                 continue
