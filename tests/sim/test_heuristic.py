@@ -213,6 +213,9 @@ def test_the_policy_sets_the_habits() -> None:
     assert other["guard_guarded_night1"] == other["games"]
     assert other["witch_saved_night1"] <= 0.15 * other["games"]  # only when she is the victim herself
     assert other["seer_claimed_day1"] < fixed["seer_claimed_day1"]
+    hunted = habits(Policy(wolves_hunt_the_seer=1.0), games=60)
+    spared = habits(Policy(wolves_hunt_the_seer=0.0), games=60)
+    assert spared["seer_dead_by_day3"] < hunted["seer_dead_by_day3"]
     with pytest.raises(ValueError, match="probability"):
         Policy(witch_saves_first_night=1.5)
 

@@ -28,7 +28,8 @@ How they play (RULES.md's roles, simplified):
   or guards, as ``Policy`` draws; the hunter and wolf king shoot, the knight
   duels a named wolf;
 - wolves agree on their kill by a rule every pack member computes alike (the
-  most dangerous good player first), vote together, and one of them may claim
+  most dangerous good player first; the claimed seer first in the games where
+  ``Policy`` has the pack hunt it), vote together, and one of them may claim
   to be the seer and report false checks (悍跳);
 - ``Policy`` holds the habits that are drawn at random, each with its
   probability: every game is still a pure function of its seed (the draws come
@@ -86,12 +87,13 @@ class Policy:
     """
 
     __slots__ = ("seer_claims_at_once", "seer_hides_until_day", "witch_saves_first_night",
-                 "guard_guards_first_night", "guard_first_night_self")
+                 "guard_guards_first_night", "guard_first_night_self", "wolves_hunt_the_seer")
 
     def __init__(self, seer_claims_at_once: float = 0.4, seer_hides_until_day: int = 3,
                  witch_saves_first_night: float = 0.75, guard_guards_first_night: float = 0.35,
-                 guard_first_night_self: float = 0.6) -> None:
+                 guard_first_night_self: float = 0.6, wolves_hunt_the_seer: float = 0.6) -> None:
         for name, p in (("seer_claims_at_once", seer_claims_at_once),
+                        ("wolves_hunt_the_seer", wolves_hunt_the_seer),
                         ("witch_saves_first_night", witch_saves_first_night),
                         ("guard_guards_first_night", guard_guards_first_night),
                         ("guard_first_night_self", guard_first_night_self)):
@@ -109,12 +111,15 @@ class Policy:
         self.guard_guards_first_night = guard_guards_first_night
         # when it guards the first night: itself, else another player at random
         self.guard_first_night_self = guard_first_night_self
+        # the pack kills the claimed seer before anyone else (else it counts like another valuable role, below
+        # the witch and the guard once they are known: packs that fear a guard on the seer go elsewhere)
+        self.wolves_hunt_the_seer = wolves_hunt_the_seer
 
     def __repr__(self) -> str:
         return (f"Policy(seer_claims_at_once={self.seer_claims_at_once}, seer_hides_until_day="
                 f"{self.seer_hides_until_day}, witch_saves_first_night={self.witch_saves_first_night}, "
                 f"guard_guards_first_night={self.guard_guards_first_night}, guard_first_night_self="
-                f"{self.guard_first_night_self})")
+                f"{self.guard_first_night_self}, wolves_hunt_the_seer={self.wolves_hunt_the_seer})")
 
 
 DEFAULT_POLICY: Final = Policy()
@@ -736,11 +741,14 @@ class Mind:
         n = b.n
         t = [0.0] * (n + 1)
         reports = b.reports
+        # this game's pack hunts the claimed seer first, or leaves it for later (Policy); drawn from the fixed
+        # tie-breaks, not the random stream, so that every wolf of the pack draws alike and they agree
+        hunt = self.ties(98)[min(pack)] < self.policy.wolves_hunt_the_seer if pack else True
         for s, claim in b.claims.items():
             if s > n:
                 continue
             if claim == "seer":
-                t[s] += 3.0
+                t[s] += 3.0 if hunt else -1.5  # left for later: its checks still count below
                 for x, r in reports.get(s, {}).items():
                     if r in WOLFISH and x in pack:  # it named one of us
                         t[s] += 1.5
