@@ -137,18 +137,18 @@ def test_balance_finds_a_deck_within_the_band_and_says_what_it_showed() -> None:
     cands = bal.candidates(base, ("seer:villager", ":villager"), ())
     assert [c.name for c in cands] == [NINE, "swap seer → villager", "add villager"]
     assert Counter(cands[1].config.deck) == Counter(parse_deck(NO_SEER))
-    result = _balance(cands, within=0.12, max_games=800)
+    result = _balance(cands, within=0.15, max_games=800)
     no_seer = next(c for c in result.candidates if c.variant.name == "swap seer → villager")
     assert no_seer.status == "off" and no_seer.stopped_at == 100  # so far off that the first look settles it
     assert no_seer.games == 100  # and no game was spent on it after
     assert result.found and {c.variant.name for c in result.found} <= {NINE, "add villager"}
     for c in result.found:
         lo, hi = c.interval(result.z)
-        assert 0.38 <= lo and hi <= 0.62 and c.status == "found"
-    assert result.stopped.startswith(f"found: {result.found[0].variant.name} is within ±12.0 points of 50% at 80% "
+        assert 0.35 <= lo and hi <= 0.65 and c.status == "found"
+    assert result.stopped.startswith(f"found: {result.found[0].variant.name} is within ±15.0 points of 50% at 80% "
                                      "confidence")
     lines = bal.findings(result)
-    assert any(line.startswith("shown: swap seer → villager is off 50% by more than 12.0 points") for line in lines)
+    assert any(line.startswith("shown: swap seer → villager is off 50% by more than 15.0 points") for line in lines)
     assert any("measurably off 50%" in line and "swap seer → villager (the village wins less)" in line
                for line in lines)
     # the level: Bonferroni over 3 candidates and the looks of 100, 200, 400, 800 games
@@ -159,8 +159,11 @@ def test_balance_not_found_within_budget_says_so() -> None:
     base = SimConfig(deck=NINE, bots=parse_bots("heuristic"), seed=3)
     result = _balance(bal.candidates(base, ("seer:villager", "hunter:villager"), ()), within=0.01, max_games=200)
     assert not result.found and result.stopped.startswith("not found within budget")
-    assert any(c.status == "not settled" for c in result.candidates)
-    assert any(line.startswith("within ±1.0 points or not: not shown either way") for line in bal.findings(result))
+    assert {c.status for c in result.candidates} <= {"off", "not settled", "farther"}
+    lines = bal.findings(result)
+    assert lines[0].startswith("not found within budget: no candidate of the 3 tried was shown within ±1.0 points")
+    for c in result.candidates:  # each candidate is in a line saying what was shown of it, or that nothing was
+        assert any(c.variant.name in line for line in lines[1:])
 
 
 def test_balance_tells_close_candidates_apart_by_their_pairs() -> None:
@@ -343,10 +346,10 @@ def test_simulate_report_is_one_self_contained_page(tmp_path: Path) -> None:
 def test_balance_command(tmp_path: Path) -> None:
     page, out = tmp_path / "b.html", tmp_path / "b.json"
     res = CliRunner().invoke(main, ["balance", "--deck", NINE, "--swap", "seer:villager", "--swap", ":villager",
-                                    "--within", "0.12", "--confidence", "0.8", "--max-games", "800", "--batch", "100",
+                                    "--within", "0.15", "--confidence", "0.8", "--max-games", "800", "--batch", "100",
                                     "-q", "--report", str(page), "--out", str(out), "--bots", "heuristic"])
     assert res.exit_code == 0, res.output
-    assert "is within ±12.0 points of 50% at 80% confidence" in res.output
+    assert "is within ±15.0 points of 50% at 80% confidence" in res.output
     assert "measured with heuristic bots" in res.output
     doc = json.loads(out.read_text())
     assert doc["found"] and set(doc["found"]) <= {NINE, "add villager"} and doc["agents"] == "heuristic"
