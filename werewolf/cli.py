@@ -267,9 +267,10 @@ def _fail(message: str) -> None:
               help="A deck id (see `werewolf decks`) or comma-separated role ids, role*N for N of a role.")
 @click.option("--players", "-n", type=int, default=None, help="Players of the standard deck (when no --deck).")
 @click.option("--options", default=None, help='Rule options as a JSON object, e.g. \'{"sheriff": false}\'.')
-@click.option("--bots", default="random", show_default=True,
-              help="random | heuristic | a kind per side: wolves=heuristic,village=random (sides: wolves, "
-                   "village, others; unnamed sides play random).")
+@click.option("--bots", default="heuristic", show_default=True,
+              help="heuristic | random | a kind per side: wolves=heuristic,village=random (sides: wolves, "
+                   "village, others; unnamed sides play random). The numbers measure these bots as much as "
+                   "the deck: every output names them.")
 @click.option("--games", "-g", type=int, default=1000, show_default=True, help="How many games.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Game i is seeded from (seed, i).")
 @click.option("--jobs", "-j", type=int, default=1, show_default=True, help="Worker processes (or Ray CPUs).")
@@ -320,12 +321,14 @@ def simulate(ruleset: str, deck: str | None, players: int | None, options: str |
               help="One variant as key=value pairs separated by ';': deck=..., options={...}, players=N, "
                    "name=... (keys not given come from --deck/--options/--players). Repeat it.")
 @click.option("--players", "-n", type=int, default=None, help="Players of the standard deck (when no deck).")
-@click.option("--bots", default="heuristic", show_default=True, help="As for `werewolf simulate`.")
+@click.option("--bots", "bots", multiple=True, default=("heuristic",), show_default=True,
+              help="As for `werewolf simulate`; repeat it for a mix (game i played by the (i mod K)-th, the same "
+                   "in every variant), e.g. --bots heuristic --bots random.")
 @click.option("--games", "-g", type=int, default=1000, show_default=True,
               help="Games per variant (without --precision).")
 @click.option("--precision", type=float, default=None, metavar="W",
-              help="Play batches of games until every interval (each win rate, each difference) is narrower "
-                   "than W, e.g. 0.05 for 5 points; then --games is not used.")
+              help="Play batches of games until every difference's interval is narrower than W, e.g. 0.05 for "
+                   "5 points; then --games is not used.")
 @click.option("--max-games", type=int, default=20000, show_default=True, help="With --precision: at most this "
               "many games per variant.")
 @click.option("--batch", type=int, default=500, show_default=True,
@@ -340,7 +343,8 @@ def simulate(ruleset: str, deck: str | None, players: int | None, options: str |
 @click.option("--report", "html_report", default=None, metavar="FILE.html", help="One self-contained HTML page.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def compare_command(ruleset: str, decks: tuple[str, ...], options_list: tuple[str, ...], variants: tuple[str, ...],
-                    players: int | None, bots: str, games: int, precision: float | None, max_games: int, batch: int,
+                    players: int | None, bots: tuple[str, ...], games: int, precision: float | None, max_games: int,
+                    batch: int,
                     seed: int, jobs: int, backend: str, address: str | None, outs: tuple[str, ...],
                     plot: str | None, html_report: str | None, quiet: bool) -> None:
     """Compare decks or rule options on the same seeds: each variant's win rates, the difference against the
@@ -354,19 +358,23 @@ def compare_command(ruleset: str, decks: tuple[str, ...], options_list: tuple[st
       --variant 'deck=c12_wolfking_guard;options={"witch_self_save":"never"};name=no self-save'
 
     Game i of every variant is dealt and played from the same seed, so the differences are paired
-    (Newcombe's interval for paired proportions). A variant whose every game is identical, event for
-    event, to the first's on the same seed is flagged: what it changes never came into play.
+    (Newcombe's interval for paired proportions, simultaneous over every difference; verdicts by
+    McNemar's test, Holm-adjusted). Decks are put in one order (the same cards, the same deal). A variant
+    whose every game is identical, event for event, to the first's on the same seed is flagged, and so
+    are two variants that are the same setup.
     """
     from werewolf.sim import command
+    from werewolf.sim.config import parse_bots
 
     status = 2
     try:
         base = command.make_config(ruleset, decks[0] if len(decks) == 1 else None, players,
-                                   options_list[0] if len(options_list) == 1 else None, bots, games, seed, jobs,
+                                   options_list[0] if len(options_list) == 1 else None, bots[0], games, seed, jobs,
                                    backend, address)
+        mix = tuple(parse_bots(b) for b in bots) if len(bots) > 1 else ()
         status = command.compare(base, decks if len(decks) > 1 else (), options_list if len(options_list) > 1 else (),
                                  variants, precision=precision, max_games=max_games, batch=batch, outs=outs,
-                                 plot=plot, html_report=html_report, quiet=quiet)
+                                 plot=plot, html_report=html_report, quiet=quiet, mix=mix)
     except WerewolfError as err:
         _fail(str(err))
     sys.exit(status)
@@ -374,17 +382,29 @@ def compare_command(ruleset: str, decks: tuple[str, ...], options_list: tuple[st
 
 @main.command("balance")
 @click.option("--ruleset", "-r", default="classic", show_default=True, help="The ruleset.")
-@click.option("--deck", "-d", default=None, help="The deck the swaps start from (id, or role ids with role*N).")
+@click.option("--deck", "-d", default=None, help="The deck the swaps and the search start from (id, or role ids "
+              "with role*N).")
 @click.option("--swap", "swaps", multiple=True, metavar="OUT:IN",
               help="A candidate: the deck with one OUT card replaced by IN (OUT: removes, :IN adds). Repeat it.")
 @click.option("--candidate", "-c", "decks", multiple=True, metavar="DECK", help="A candidate deck. Repeat it.")
+@click.option("--search", is_flag=True, help="Also try decks one step from the most promising so far (a card "
+              "swapped for a role of --roles, a villager or a werewolf in or out), until one is found or "
+              "--max-candidates are tried.")
+@click.option("--roles", default=None, metavar="R1,R2,...", help="The roles the search may bring in "
+              "(default: seer, witch, hunter, guard, idiot, knight, elder; those the ruleset refuses are skipped).")
 @click.option("--players", "-n", type=int, default=None, help="Players of the standard deck (when no deck).")
 @click.option("--options", default=None, help="Rule options as a JSON object, for every candidate.")
-@click.option("--bots", default="heuristic", show_default=True, help="As for `werewolf simulate`.")
-@click.option("--precision", type=float, default=0.08, show_default=True, metavar="W",
-              help="Stop once the candidates left are each known within W (interval width), e.g. 0.08.")
-@click.option("--max-games", type=int, default=5000, show_default=True, help="At most this many games a candidate.")
-@click.option("--batch", type=int, default=200, show_default=True, help="Games a candidate between two looks.")
+@click.option("--bots", "bots", multiple=True, default=("heuristic",), show_default=True,
+              help="As for `werewolf simulate`; repeat it for a mix (game i played by the (i mod K)-th).")
+@click.option("--within", type=float, default=0.05, show_default=True, metavar="X",
+              help="Find a deck whose village win rate is within ±X of 50%, e.g. 0.05 for ±5 points.")
+@click.option("--confidence", type=float, default=0.9, show_default=True,
+              help="How sure everything stated is, all together (e.g. 0.9).")
+@click.option("--max-games", type=int, default=8000, show_default=True, help="At most this many games a candidate.")
+@click.option("--max-candidates", type=int, default=24, show_default=True,
+              help="With --search: at most this many candidates in all.")
+@click.option("--batch", type=int, default=250, show_default=True,
+              help="Games a candidate before its first look (then twice as many at each look).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Game i of every candidate is seeded from "
               "(seed, i).")
 @click.option("--jobs", "-j", type=int, default=1, show_default=True, help="Worker processes (or Ray CPUs).")
@@ -394,30 +414,35 @@ def compare_command(ruleset: str, decks: tuple[str, ...], options_list: tuple[st
 @click.option("--plot", default=None, help="Draw the candidates' win rates to FILE (PNG).")
 @click.option("--report", "html_report", default=None, metavar="FILE.html", help="One self-contained HTML page.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def balance_command(ruleset: str, deck: str | None, swaps: tuple[str, ...], decks: tuple[str, ...],
-                    players: int | None, options: str | None, bots: str, precision: float, max_games: int,
-                    batch: int, seed: int, jobs: int, backend: str, address: str | None, outs: tuple[str, ...],
-                    plot: str | None, html_report: str | None, quiet: bool) -> None:
-    """Rank candidate decks by how close the village's win rate comes to 50%, and say which differences are real.
+def balance_command(ruleset: str, deck: str | None, swaps: tuple[str, ...], decks: tuple[str, ...], search: bool,
+                    roles: str | None, players: int | None, options: str | None, bots: tuple[str, ...],
+                    within: float, confidence: float, max_games: int, max_candidates: int, batch: int, seed: int,
+                    jobs: int, backend: str, address: str | None, outs: tuple[str, ...], plot: str | None,
+                    html_report: str | None, quiet: bool) -> None:
+    """Find a deck whose village wins within ±X of 50%, and say plainly what was and was not shown.
 
     \b
-    Candidates: --deck D with --swap OUT:IN (the deck itself and one candidate per swap), and/or --candidate DECK.
-      werewolf balance --deck c12_wolfking_guard --swap hunter:idiot --swap villager:knight
+    Candidates: --deck D with --swap OUT:IN, --candidate DECK, and/or --search (over roles and player counts).
+      werewolf balance --deck classic9 --swap hunter:idiot --swap :villager
+      werewolf balance --deck classic9 --search --within 0.05 --confidence 0.9
 
-    The search is successive elimination: every candidate still in contention plays the next --batch
-    games (the same seeds for all); one is eliminated once its interval for |village win rate - 50%| lies
-    wholly beyond the leader's. The intervals are Wilson intervals Bonferroni-corrected over every candidate
-    and every look, so they hold all together at 95%: an elimination is a real difference, and the candidates
-    left could not be told apart. It stops when one is left, when those left are each known within
-    --precision, or at --max-games.
+    Every candidate plays game i from the same seed, so any two are compared game by game. Each plays in
+    looks of doubling size; its interval is Bonferroni-corrected over every candidate the run may try and
+    every look, so everything stated holds together at --confidence. A candidate is found when its interval
+    lies within 50% ± X; one shown off by more than X, or shown farther from 50% than another (paired), plays
+    no more. Exit status: 0 found, 3 not found within budget, 1 a game failed.
     """
     from werewolf.sim import command
+    from werewolf.sim.config import parse_bots
 
     status = 2
     try:
-        base = command.make_config(ruleset, deck, players, options, bots, 1, seed, jobs, backend, address)
-        status = command.balance(base, swaps, decks, precision=precision, max_games=max_games, batch=batch,
-                                 outs=outs, plot=plot, html_report=html_report, quiet=quiet)
+        base = command.make_config(ruleset, deck, players, options, bots[0], 1, seed, jobs, backend, address)
+        mix = tuple(parse_bots(b) for b in bots) if len(bots) > 1 else ()
+        pool = tuple(r.strip() for r in roles.split(",") if r.strip()) if roles else ()
+        status = command.balance(base, swaps, decks, within=within, confidence=confidence, max_games=max_games,
+                                 batch=batch, outs=outs, plot=plot, html_report=html_report, quiet=quiet,
+                                 search=search, max_candidates=max_candidates, pool=pool, mix=mix)
     except WerewolfError as err:
         _fail(str(err))
     sys.exit(status)

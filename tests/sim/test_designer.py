@@ -4,11 +4,13 @@ command line, the HTML report. Small runs: seconds, not minutes."""
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections import Counter
 from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
+from statistics import NormalDist
 
 import pytest
 from click.testing import CliRunner
@@ -22,6 +24,8 @@ from werewolf.sim import balance as bal
 from werewolf.sim import compare as cmp
 from werewolf.sim.backends import Session
 from werewolf.sim.paired import newcombe_paired, paired_chunk
+from werewolf.sim.stats import wilson
+from werewolf.sim.variants import aligned, duplicates
 
 NINE = "classic9"
 NO_SEER = "werewolf*3,villager*4,witch,hunter"  # classic 9 with the seer's card a villager's: the village is lost
@@ -42,9 +46,9 @@ def test_a_variant_that_changes_nothing_is_no_difference_and_is_flagged() -> Non
     assert result.games == 60
     assert result.paired.same[1] == result.paired.paired[1] == 60
     assert result.never_changed() == [variants[1].name]
-    d, lo, hi = result.paired.difference(1, "village")
-    assert d == 0 and lo < 0 < hi
-    assert cmp.verdict(d, lo, hi, "village") == "no measurable difference"
+    (diff,) = result.differences()
+    assert diff.diff == 0 and diff.lo < 0 < diff.hi and not diff.shown and diff.p == 1.0
+    assert cmp.verdict(diff).startswith("not shown: could not tell apart")
     assert any(w.startswith("never changed a game") for w in cmp.warnings(result))
 
 
@@ -59,9 +63,9 @@ def test_the_paired_games_are_the_simulations_games() -> None:
 def test_clearly_different_decks_are_a_real_difference() -> None:
     base = SimConfig(bots=parse_bots("heuristic"), games=80, seed=1)
     result = _compare(cmp.make_variants(base, (NINE, NO_SEER), (), ()))
-    d, lo, hi = result.paired.difference(1, "village")
-    assert hi < 0, (d, lo, hi)  # without the seer the village wins much less
-    assert "real difference" in cmp.verdict(d, lo, hi, "village")
+    (diff,) = result.differences()
+    assert diff.hi < 0 and diff.shown, diff  # without the seer the village wins much less
+    assert cmp.verdict(diff).startswith("shown: village wins less")
     assert result.never_changed() == []
     assert result.paired.same[1] == 0
 
@@ -113,7 +117,8 @@ def test_compare_command_writes_json_csv_and_report(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     assert "never changed a game" in res.output
     doc = json.loads(out_json.read_text())
-    assert doc["differences"][0]["verdict"] == "no measurable difference"
+    assert doc["differences"][0]["verdict"].startswith("not shown: could not tell apart")
+    assert doc["agents"] == "random" and "measured with random bots" in res.output
     assert doc["never_changed_a_game"] == ["free guard"]
     assert doc["differences"][0]["pairs"]["this_only"] == doc["differences"][0]["pairs"]["first_only"] == 0
     assert out_csv.read_text().splitlines()[0].startswith("section,variant,team")
@@ -121,18 +126,84 @@ def test_compare_command_writes_json_csv_and_report(tmp_path: Path) -> None:
 
 
 # -- balance ---------------------------------------------------------------------------
-def test_balance_ranks_a_clearly_unbalanced_candidate_last() -> None:
-    base = SimConfig(deck=NINE, bots=parse_bots("heuristic"), seed=3)
-    cands = bal.candidates(base, ("hunter:villager", "seer:villager"), ())
-    assert [c.name for c in cands] == [NINE, "swap hunter → villager", "swap seer → villager"]
-    assert Counter(cands[2].config.deck) == Counter(parse_deck(NO_SEER))
+def _balance(cands: list[cmp.Variant], **kw: object) -> bal.Result:
+    args = {"within": 0.1, "confidence": 0.8, "max_games": 400, "batch": 100, **kw}
     with Session() as session:
-        result = bal.run(cands, precision=0.01, max_games=200, batch=100, session=session)
-    last = result.ranked()[-1]
-    assert last.variant.name == "swap seer → villager"
-    assert last.eliminated_at == 100  # so far off that the first look settles it
-    assert last.stats.games == 100  # and no game was spent on it after
-    assert any("swap seer → villager is farther from 50%" in line for line in bal.findings(result))
+        return bal.run(cands, session=session, **args)  # type: ignore[arg-type]
+
+
+def test_balance_finds_a_deck_within_the_band_and_says_what_it_showed() -> None:
+    base = SimConfig(deck=NINE, bots=parse_bots("heuristic"), seed=3)
+    cands = bal.candidates(base, ("seer:villager", ":villager"), ())
+    assert [c.name for c in cands] == [NINE, "swap seer → villager", "add villager"]
+    assert Counter(cands[1].config.deck) == Counter(parse_deck(NO_SEER))
+    result = _balance(cands, within=0.15, max_games=800)
+    no_seer = next(c for c in result.candidates if c.variant.name == "swap seer → villager")
+    assert no_seer.status == "off" and no_seer.stopped_at == 100  # so far off that the first look settles it
+    assert no_seer.games == 100  # and no game was spent on it after
+    assert result.found and {c.variant.name for c in result.found} <= {NINE, "add villager"}
+    for c in result.found:
+        lo, hi = c.interval(result.z)
+        assert 0.35 <= lo and hi <= 0.65 and c.status == "found"
+    assert result.stopped.startswith(f"found: {result.found[0].variant.name} is within ±15.0 points of 50% at 80% "
+                                     "confidence")
+    lines = bal.findings(result)
+    assert any(line.startswith("shown: swap seer → villager is off 50% by more than 15.0 points") for line in lines)
+    assert any("measurably off 50%" in line and "swap seer → villager (the village wins less)" in line
+               for line in lines)
+    # the level: Bonferroni over 3 candidates and the looks of 100, 200, 400, 800 games
+    assert result.looks == 4 and result.level == pytest.approx(1 - 0.2 / 12)
+
+
+def test_balance_not_found_within_budget_says_so() -> None:
+    base = SimConfig(deck=NINE, bots=parse_bots("heuristic"), seed=3)
+    result = _balance(bal.candidates(base, ("seer:villager", "hunter:villager"), ()), within=0.01, max_games=200)
+    assert not result.found and result.stopped.startswith("not found within budget")
+    assert {c.status for c in result.candidates} <= {"off", "not settled", "farther"}
+    lines = bal.findings(result)
+    assert lines[0].startswith("not found within budget: no candidate of the 3 tried was shown within ±1.0 points")
+    for c in result.candidates:  # each candidate is in a line saying what was shown of it, or that nothing was
+        assert any(c.variant.name in line for line in lines[1:])
+
+
+def test_balance_tells_close_candidates_apart_by_their_pairs() -> None:
+    def candidate(name: str, bits: list[int]) -> bal.Candidate:
+        c = bal.Candidate(cmp.Variant(name, SimConfig(deck=NINE)))
+        c.bits.extend(bits)
+        c.stats.games, c.stats.wins["village"] = len(bits), sum(bits)
+        c.looks = 1
+        return c
+
+    n = 400
+    farther = [1] * 152 + [0] * (n - 152)  # 38%
+    closer = [1] * 176 + [0] * (n - 176)  # 44%: every game the first won, and 24 more
+    a, b = candidate("a", farther), candidate("b", closer)
+    z = NormalDist().inv_cdf(0.975)
+    for c in (a, b):  # neither interval is wholly outside 40% - 60%: on its own, neither is settled
+        assert c.interval(z)[0] < 0.4 < c.interval(z)[1] or 0.4 < c.interval(z)[0]
+    bal._settle([a, b], z, 0.1)
+    assert a.status == "farther" and "paired game by game" in a.reason and b.status == "not settled"
+    # the same rates without the pairing (the wins in other games) show nothing
+    shuffled = candidate("c", [0] * (n - 176) + [1] * 176)
+    a2 = candidate("a", farther)
+    bal._settle([a2, shuffled], z, 0.1)
+    assert a2.status == "not settled"
+
+
+def test_balance_searches_over_roles_and_player_counts() -> None:
+    base = SimConfig(deck=NINE, bots=parse_bots("random"), seed=1)
+    cands = bal.candidates(base, (), (), search=True)
+    assert [c.name for c in cands] == [NINE]
+    result = _balance(cands, search=True, max_candidates=5, within=0.02, max_games=200)
+    names = [c.variant.name for c in result.candidates]
+    assert len(names) == 5 and names[0] == NINE and all(n.startswith(NINE + " · ") for n in names[1:])
+    decks = [tuple(sorted(bal.deck_roles(c.variant.config) or ())) for c in result.candidates]
+    assert len(set(decks)) == 5  # never the same deck twice
+    assert {len(d) for d in decks} - {9}, decks  # player counts too, not only swaps
+    assert "not found within budget" in result.stopped and "(the search may try 5)" in result.stopped
+    for c in result.candidates[1:]:  # each one step (a card in, out or swapped) from a deck tried before
+        cards = Counter(bal.deck_roles(c.variant.config) or ())
+        assert any(sum(((cards - Counter(d)) + (Counter(d) - cards)).values()) in (1, 2) for d in decks)
 
 
 def test_swap_syntax() -> None:
@@ -274,12 +345,21 @@ def test_simulate_report_is_one_self_contained_page(tmp_path: Path) -> None:
 
 def test_balance_command(tmp_path: Path) -> None:
     page, out = tmp_path / "b.html", tmp_path / "b.json"
-    res = CliRunner().invoke(main, ["balance", "--deck", NINE, "--swap", "seer:villager", "--max-games", "100",
-                                    "--batch", "50", "-q", "--report", str(page), "--out", str(out)])
+    res = CliRunner().invoke(main, ["balance", "--deck", NINE, "--swap", "seer:villager", "--swap", ":villager",
+                                    "--within", "0.15", "--confidence", "0.8", "--max-games", "800", "--batch", "100",
+                                    "-q", "--report", str(page), "--out", str(out), "--bots", "heuristic"])
     assert res.exit_code == 0, res.output
-    assert "swap seer → villager is farther from 50% than classic9" in res.output
-    assert json.loads(out.read_text())["ranking"][-1]["name"] == "swap seer → villager"
+    assert "is within ±15.0 points of 50% at 80% confidence" in res.output
+    assert "measured with heuristic bots" in res.output
+    doc = json.loads(out.read_text())
+    assert doc["found"] and set(doc["found"]) <= {NINE, "add villager"} and doc["agents"] == "heuristic"
+    assert doc["ranking"][0]["status"] == "found"
     assert_self_contained(page.read_text())
+    res = CliRunner().invoke(main, ["balance", "--deck", NINE, "--swap", "seer:villager", "--within", "0.01",
+                                    "--max-games", "100", "--batch", "100", "-q"])
+    assert res.exit_code == 3 and "not found within budget" in res.output
+    res = CliRunner().invoke(main, ["balance", "--deck", NINE, "--search", "--within", "0.7"])
+    assert res.exit_code == 2 and "--within" in res.output
 
 
 def test_the_bar_and_the_headline_share_one_clock_that_leaves_start_up_out() -> None:
@@ -296,3 +376,178 @@ def test_the_bar_and_the_headline_share_one_clock_that_leaves_start_up_out() -> 
     assert shown == "250 games/s"
     note = rate_note(SimConfig(backend="ray", jobs=2), clock.elapsed(), 9.0, 1000)
     assert "(250 games/s" in note and "9.0 s Ray start-up, not in the rate" in note
+
+
+# -- the modules' structure ------------------------------------------------------------------
+def sim_imports() -> dict[str, set[str]]:
+    """Each module of werewolf.sim -> the modules of werewolf.sim it imports, at the top or in a function."""
+    import ast
+
+    folder = Path(__file__).parents[2] / "werewolf" / "sim"
+    names = {p.stem for p in folder.glob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for path in folder.glob("*.py"):
+        edges: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                if node.module == "werewolf.sim":
+                    edges.update(a.name if a.name in names else "__init__" for a in node.names)
+                elif node.module.startswith("werewolf.sim."):
+                    edges.add(node.module.split(".")[2])
+            elif isinstance(node, ast.Import):
+                edges.update(a.name.split(".")[2] for a in node.names if a.name.startswith("werewolf.sim."))
+        graph[path.stem] = edges - {path.stem}
+    return graph
+
+
+def test_the_sim_modules_import_each_other_in_no_circle() -> None:
+    graph = sim_imports()
+    state: dict[str, int] = {}
+
+    def visit(module: str, path: list[str]) -> None:
+        if state.get(module) == 2:
+            return
+        assert state.get(module) != 1, "an import circle: " + " -> ".join([*path, module])
+        state[module] = 1
+        for other in sorted(graph.get(module, ())):
+            visit(other, [*path, module])
+        state[module] = 2
+
+    for module in sorted(graph):
+        visit(module, [])
+    # the commands' module is the top: nothing below it imports it
+    assert not [m for m, edges in graph.items() if "command" in edges]
+
+
+# -- compare: several variants, precision, decks in another order, the same setup twice, a mix of bots ---------
+def test_holm_and_the_p_value_of_a_paired_interval() -> None:
+    from werewolf.sim.paired import holm, newcombe_p
+
+    assert holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+    assert holm([0.5]) == [0.5] and holm([]) == []
+    assert newcombe_p(10, 5, 5, 10) == 1.0
+    for table in [(12, 9, 2, 21), (50, 30, 10, 110), (100, 12, 30, 300)]:
+        p = newcombe_p(*table)
+        z = NormalDist().inv_cdf(1 - p / 2)
+        _, lo, hi = newcombe_paired(*table, z=z * 0.999)  # just inside its level: the interval excludes 0
+        assert lo > 0 or hi < 0
+        _, lo, hi = newcombe_paired(*table, z=z * 1.001)  # just beyond: it reaches 0
+        assert lo <= 0 <= hi
+
+
+def test_several_variants_are_tested_together() -> None:
+    base = SimConfig(deck=NINE, bots=parse_bots("heuristic"), games=80, seed=1)
+    result = _compare(cmp.make_variants(base, (NINE, NO_SEER, "classic10"), (), ()))
+    diffs = result.differences()
+    assert len(diffs) == 2
+    assert all(d.p_holm >= d.p for d in diffs)
+    first, second = sorted(diffs, key=lambda d: d.p)
+    assert first.level == pytest.approx(0.975) and second.level == pytest.approx(0.95)
+    assert first.p_holm == pytest.approx(min(1.0, 2 * first.p))
+    for d in diffs:  # the verdict and the interval agree
+        assert d.shown == (d.lo > 0 or d.hi < 0) or (not first.shown and d is second)
+    # the first's interval at 97.5%: wider than a lone 95% one
+    lone = newcombe_paired(*result.paired.table(first.k, "village"))
+    assert first.hi - first.lo > lone[2] - lone[1]
+    assert "Holm" in cmp.differences_table(result).note
+
+
+def test_precision_waits_for_the_differences_only() -> None:
+    base = SimConfig(deck=NINE, bots=parse_bots("random"), seed=4)
+    # the guard's rule in a deck without a guard: the same games, a difference known at once to be 0
+    variants = cmp.make_variants(base, (), ("{}", '{"guard_rule": "free"}'), ())
+    result = _compare(variants, precision=0.05, batch=40, max_games=4000)
+    assert result.games < 400 and "every difference's interval narrower than 5.0 points" in result.stopped
+    lo, hi = wilson(result.paired.stats[0].wins["village"], result.games)
+    assert hi - lo > 0.1  # each win rate is far from known to 5 points, and that was not waited for
+
+
+def test_a_deck_written_in_another_order_keeps_the_pairing() -> None:
+    cards = parse_deck("werewolf*3,seer,witch,hunter,villager*3")
+    base = SimConfig(deck=NINE, bots=parse_bots("random"), games=30, seed=3)
+    shuffled = ",".join(reversed(cards))
+    variants = cmp.make_variants(base, (NINE, shuffled), (), ())
+    assert variants[1].config.deck == NINE  # the same cards: the first's deck, the same deal
+    result = _compare(variants, games=30)
+    assert result.never_changed() == [variants[1].name]
+    assert any(w.startswith("the same setup twice") for w in cmp.warnings(result))
+    # one card swapped, written backwards: put back in the first's order, the swapped card in the hunter's place
+    swapped = ",".join(reversed(["werewolf"] * 3 + ["seer", "witch", "idiot"] + ["villager"] * 3))
+    variants = cmp.make_variants(base, (NINE, swapped), (), ())
+    assert variants[1].config.deck == ("werewolf", "werewolf", "werewolf", "seer", "witch", "idiot", "villager",
+                                       "villager", "villager")
+    assert aligned(cards, ("villager", "seer", "werewolf")) == ("werewolf", "seer", "villager")
+
+
+def test_the_same_setup_twice_is_flagged() -> None:
+    base = SimConfig(deck=NINE, bots=parse_bots("random"), games=20, seed=3)
+    variants = cmp.make_variants(base, (), (), ("name=a", "name=b;deck=classic9", 'name=c;options={"sheriff": false}'))
+    assert duplicates(variants) == [("a", "b")]
+
+
+def test_a_sole_candidate_is_an_elected_sheriff() -> None:
+    from werewolf.core.game import Game, Setup
+    from werewolf.sim.runner import powers_used
+
+    found = 0
+    for seed in range(300):
+        game = Game(Setup("classic", deck="c12_wolfking_guard", seed=seed))
+        game.play_out(random.Random(seed))
+        sole = [e for e in game.events if e.type == "sheriff" and e.data.get("reason") == "sole candidate"]
+        if sole:
+            found += 1
+            assert powers_used(game.events).count("sheriff_elected") == len(sole)
+        if found >= 3:
+            break
+    assert found >= 3
+
+
+def test_compare_over_a_mix_of_bots() -> None:
+    base = SimConfig(deck=NINE, games=60, seed=6)
+    variants = cmp.make_variants(base, (NINE, NO_SEER), (), ())
+    mix = (parse_bots("heuristic"), parse_bots("random"))
+    with Session() as session:
+        result = cmp.run(variants, games=60, precision=None, max_games=1000, batch=50, session=session, mix=mix)
+    assert set(result.by_kind) == {"heuristic", "random"}
+    assert [p.games for p in result.by_kind.values()] == [30, 30]
+    merged = result.by_kind["heuristic"].stats[1].__class__().merge(result.by_kind["heuristic"].stats[1]).merge(
+        result.by_kind["random"].stats[1])
+    assert merged == result.paired.stats[1]
+    # the heuristic half is the heuristic run's even games
+    alone = paired_chunk(tuple(replace(v.config, bots=mix[0]) for v in variants), 0, 1)
+    assert alone.stats[0].wins.keys() <= result.by_kind["heuristic"].stats[0].wins.keys() | {"wolves", "village"}
+    assert result.agents().startswith("heuristic + random")
+    titles = [t.title for t in cmp.tables(result)]
+    assert any("by the bots that played" in t for t in titles)
+    doc = cmp.document(result)
+    assert set(doc["by_agents"]) == {"heuristic", "random"} and doc["agents"].startswith("heuristic + random")
+
+
+def test_every_command_defaults_to_heuristic_bots_and_says_so(tmp_path: Path) -> None:
+    out = tmp_path / "s.json"
+    res = CliRunner().invoke(main, ["simulate", "--deck", NINE, "-g", "10", "-q", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "bots heuristic" in res.output and "measured with heuristic bots" in res.output
+    doc = json.loads(out.read_text())
+    assert doc["config"]["bots"] == doc["agents"] == "heuristic"
+    csv_out = tmp_path / "s.csv"
+    assert CliRunner().invoke(main, ["simulate", "--deck", NINE, "-g", "5", "-q", "--out", str(csv_out)]).exit_code == 0
+    assert "agents,heuristic" in csv_out.read_text()
+    for command in ("compare", "balance"):
+        option = next(o for o in main.commands[command].params if o.name == "bots")
+        assert option.default == ("heuristic",)
+    assert next(o for o in main.commands["simulate"].params if o.name == "bots").default == "heuristic"
+
+
+def test_balance_over_a_mix_of_bots() -> None:
+    base = SimConfig(deck=NINE, bots=parse_bots("heuristic"), seed=2)
+    cands = bal.candidates(base, ("seer:villager",), ())
+    mix = (parse_bots("heuristic"), parse_bots("random"))
+    result = _balance(cands, mix=mix, max_games=100, batch=100)
+    assert result.agents().startswith("heuristic + random")
+    # game i of a candidate is the game i of its own bots in the mix: the same outcome as played alone
+    from werewolf.sim.paired import outcome_chunk
+
+    alone = outcome_chunk((replace(cands[0].config, bots=mix[1]),), (), 1, 2)[0][1]
+    assert bytes(result.candidates[0].bits[1:2]) == alone
+    assert bal.document(result)["agents"].startswith("heuristic + random")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from werewolf.agents import Host
-from werewolf.agents.heuristic import HeuristicAgent, Mind, tie_row
+from werewolf.agents.heuristic import HeuristicAgent, Mind, Policy, tie_row
 from werewolf.agents.speech import KINDS, Act, messages, render
 from werewolf.core.game import Game, Setup
 from werewolf.core.views import visible_events
@@ -161,3 +161,67 @@ def test_tie_rows_are_the_plain_formula() -> None:
             plain = [((base ^ (s * 0x9E3779B1 & 0xFFFFFFFF)) * 0x85EBCA6B & 0xFFFFFFFF) / 4294967296.0
                      for s in range(n + 1)]
             assert tie_row(base, n) == plain, (n, base)
+
+
+# -- the habits drawn at random (Policy) ------------------------------------------------------------
+def habits(policy: Policy | None = None, games: int = 150) -> dict[str, int]:
+    """Over seeded games of c12_wolfking_guard: how often the seer was dead by day 3, claimed on day 1, the witch
+    saved on night 1, the guard guarded on night 1."""
+    from werewolf.agents.speech import Channel
+
+    out = {"games": 0, "seer_dead_by_day3": 0, "seer_claimed_day1": 0, "witch_saved_night1": 0,
+           "guard_guarded_night1": 0}
+    for seed in range(games):
+        game = Game(Setup("classic", deck="c12_wolfking_guard", seed=seed))
+        agent = HeuristicAgent(random.Random(seed), policy=policy or Policy())
+        channel = Channel()
+        Host(game, default=agent, talk=channel).run()
+        roles = {e.data["seat"]: e.data["role"] for e in game.events if e.type == "role" and e.phase == "setup"}
+        seer = next(s for s, r in roles.items() if r == "seer")
+        death = next((e.phase for e in game.events if e.type == "death" and e.data["seat"] == seer), None)
+        out["games"] += 1
+        out["seer_dead_by_day3"] += death is not None and int(death.lstrip("daynight")) <= 3
+        out["seer_claimed_day1"] += any(a.seat == seer and a.kind == "claim" and a.phase == "day1"
+                                        for a in channel.acts)
+        for e in game.events:
+            if e.phase == "night1" and e.type == "potions" and e.data.get("save") is not None:
+                out["witch_saved_night1"] += 1
+            if e.phase == "night1" and e.type == "guarded" and e.data.get("target") is not None:
+                out["guard_guarded_night1"] += 1
+    return out
+
+
+def test_the_bots_habits_vary_from_game_to_game() -> None:
+    h = habits()
+    n = h["games"]
+    # once: the seer dead by day 3 in every game, the witch saving on night 1 in every game she could, the guard
+    # never guarding on night 1
+    assert h["seer_dead_by_day3"] < n, h
+    assert 0.4 * n < h["seer_claimed_day1"] < 0.95 * n, h
+    assert 0.5 * n < h["witch_saved_night1"] < 0.85 * n, h
+    assert 0.15 * n < h["guard_guarded_night1"] < 0.55 * n, h
+
+
+def test_the_policy_sets_the_habits() -> None:
+    fixed = habits(Policy(seer_claims_at_once=1.0, witch_saves_first_night=1.0, guard_guards_first_night=0.0),
+                   games=60)
+    assert fixed["guard_guarded_night1"] == 0
+    assert fixed["seer_claimed_day1"] >= 0.9 * fixed["games"]  # (a seer killed on night 1 may not have claimed)
+    assert fixed["witch_saved_night1"] >= 0.85 * fixed["games"]
+    other = habits(Policy(seer_claims_at_once=0.0, witch_saves_first_night=0.0, guard_guards_first_night=1.0),
+                   games=60)
+    assert other["guard_guarded_night1"] == other["games"]
+    assert other["witch_saved_night1"] <= 0.15 * other["games"]  # only when she is the victim herself
+    assert other["seer_claimed_day1"] < fixed["seer_claimed_day1"]
+    hunted = habits(Policy(wolves_hunt_the_seer=1.0), games=60)
+    spared = habits(Policy(wolves_hunt_the_seer=0.0), games=60)
+    assert spared["seer_dead_by_day3"] < hunted["seer_dead_by_day3"]
+    with pytest.raises(ValueError, match="probability"):
+        Policy(witch_saves_first_night=1.5)
+
+
+def test_the_habits_are_drawn_from_the_games_seed() -> None:
+    # the same seed: the same draws, the same game, event for event
+    a, _, _ = play(Setup("classic", deck="c12_wolfking_guard"), 5, strict=False)
+    b, _, _ = play(Setup("classic", deck="c12_wolfking_guard"), 5, strict=True)
+    assert a.events == b.events and a.answers == b.answers

@@ -17,14 +17,25 @@ never holds the game, and the agent is never handed it.
 
 How they play (RULES.md's roles, simplified):
 
-- the seer checks unknown players, claims at once and reports every check;
-- the witch saves early (the first night, and a trusted seer later) and poisons
-  a player the evidence names as a wolf;
-- the guard protects a trusted seer (never the first night: 同守同救), the
-  hunter and wolf king shoot, the knight duels a named wolf;
+- the seer checks unknown players and reports every check once it has claimed;
+  it claims at once (on the first day) or hides until it finds a wolf, is
+  accused, speaks its last words or reaches day 3, as ``Policy`` draws;
+- the witch saves the first night's victim or keeps the antidote, as ``Policy``
+  draws, later saves a trusted seer, and poisons a player the evidence names as
+  a wolf;
+- the guard protects a trusted seer; on the first night, where the witch most
+  often saves (同守同救: guarded and saved, the victim dies), it guards nobody
+  or guards, as ``Policy`` draws; the hunter and wolf king shoot, the knight
+  duels a named wolf;
 - wolves agree on their kill by a rule every pack member computes alike (the
-  most dangerous good player first), vote together, and one of them may claim
+  most dangerous good player first; the claimed seer first in the games where
+  ``Policy`` has the pack hunt it), vote together, and one of them may claim
   to be the seer and report false checks (悍跳);
+- ``Policy`` holds the habits that are drawn at random, each with its
+  probability: every game is still a pure function of its seed (the draws come
+  from the agent's seeded stream, in the order the decisions come), but the
+  bots no longer play one fixed script a deck designer would measure instead of
+  the deck;
 - the village votes on evidence: its suspicion of each seat weighs the claimed
   seers' reports by how far each claimant can be trusted, the facts shown to
   all (a self-destruct, a duel, the idiot's reveal, a hunter's shot) and the
@@ -64,6 +75,54 @@ ROLE_RANK: Final = ("seer", "witch", "guard", "hunter", "knight", "idiot", "elde
 KNOWN_WOLF: Final = 2.0  # suspicion of what a mind knows for sure, apart from every estimate
 KNOWN_GOOD: Final = -1.0
 VALUABLE: Final = ("seer", "witch", "guard", "knight", "magician", "dreamcatcher")  # the wolves' favourite victims
+
+
+class Policy:
+    """The heuristic bots' habits that vary from game to game, each drawn once a game with its probability.
+
+    A bot that always does the same thing measures itself, not the deck: a seer who always claims on the
+    first day is always the wolves' next victim, a witch who always saves the first night and a guard who
+    never guards it make the first night the same in every game. The draws come from the agent's random
+    stream (seeded by the game's seed), so a game stays a pure function of its seed and replays exactly.
+    """
+
+    __slots__ = ("seer_claims_at_once", "seer_hides_until_day", "witch_saves_first_night",
+                 "guard_guards_first_night", "guard_first_night_self", "wolves_hunt_the_seer")
+
+    def __init__(self, seer_claims_at_once: float = 0.4, seer_hides_until_day: int = 3,
+                 witch_saves_first_night: float = 0.75, guard_guards_first_night: float = 0.35,
+                 guard_first_night_self: float = 0.6, wolves_hunt_the_seer: float = 0.6) -> None:
+        for name, p in (("seer_claims_at_once", seer_claims_at_once),
+                        ("wolves_hunt_the_seer", wolves_hunt_the_seer),
+                        ("witch_saves_first_night", witch_saves_first_night),
+                        ("guard_guards_first_night", guard_guards_first_night),
+                        ("guard_first_night_self", guard_first_night_self)):
+            if not 0.0 <= p <= 1.0:
+                raise ValueError(f"Policy.{name} is a probability, between 0 and 1 (got {p})")
+        if seer_hides_until_day < 1:
+            raise ValueError(f"Policy.seer_hides_until_day is a day, from 1 (got {seer_hides_until_day})")
+        # the seer claims on the first day (else it hides: it claims once it finds a wolf, is accused or in a
+        # PK, speaks its last words, or on day ``seer_hides_until_day``)
+        self.seer_claims_at_once = seer_claims_at_once
+        self.seer_hides_until_day = seer_hides_until_day
+        # the witch saves the first night's victim (else she keeps the antidote for a trusted seer)
+        self.witch_saves_first_night = witch_saves_first_night
+        # the guard guards someone the first night (else nobody: the witch may save the same player)
+        self.guard_guards_first_night = guard_guards_first_night
+        # when it guards the first night: itself, else another player at random
+        self.guard_first_night_self = guard_first_night_self
+        # the pack kills the claimed seer before anyone else (else it counts like another valuable role, below
+        # the witch and the guard once they are known: packs that fear a guard on the seer go elsewhere)
+        self.wolves_hunt_the_seer = wolves_hunt_the_seer
+
+    def __repr__(self) -> str:
+        return (f"Policy(seer_claims_at_once={self.seer_claims_at_once}, seer_hides_until_day="
+                f"{self.seer_hides_until_day}, witch_saves_first_night={self.witch_saves_first_night}, "
+                f"guard_guards_first_night={self.guard_guards_first_night}, guard_first_night_self="
+                f"{self.guard_first_night_self}, wolves_hunt_the_seer={self.wolves_hunt_the_seer})")
+
+
+DEFAULT_POLICY: Final = Policy()
 
 
 # The tie-break hashes keep 32 bits of 64-bit products: i64 (a plain int when interpreted) lets the
@@ -417,11 +476,15 @@ class Mind:
     __slots__ = ("seat", "tie_rows", "board", "rng", "ruleset", "salt", "strict", "seen", "role", "dealt", "wolf",
                  "pack", "good", "checks", "reported", "victims", "victim", "victim_night", "claimed", "faker",
                  "fake_checks", "fake_day", "vouched", "bottom", "lover", "last_dream", "cards", "center_seen",
-                 "now_role", "robbed", "_cache", "_trust", "_liars", "_trust_at", "version", "acts", "read")
+                 "now_role", "robbed", "_cache", "_trust", "_liars", "_trust_at", "version", "acts", "read",
+                 "policy", "habits")
 
     def __init__(self, seat: int, board: Board, rng: random.Random, ruleset: str, salt: int,
-                 strict: bool = False, tie_rows: dict[tuple[int, ...], list[float]] | None = None) -> None:
+                 strict: bool = False, tie_rows: dict[tuple[int, ...], list[float]] | None = None,
+                 policy: Policy = DEFAULT_POLICY) -> None:
         self.seat = seat
+        self.policy = policy
+        self.habits: dict[str, bool] = {}  # this game's draws of the policy's habits, each drawn once
         self.tie_rows = tie_rows if tie_rows is not None else {}
         self.board = board
         self.rng = rng
@@ -678,11 +741,14 @@ class Mind:
         n = b.n
         t = [0.0] * (n + 1)
         reports = b.reports
+        # this game's pack hunts the claimed seer first, or leaves it for later (Policy); drawn from the fixed
+        # tie-breaks, not the random stream, so that every wolf of the pack draws alike and they agree
+        hunt = self.ties(98)[min(pack)] < self.policy.wolves_hunt_the_seer if pack else True
         for s, claim in b.claims.items():
             if s > n:
                 continue
             if claim == "seer":
-                t[s] += 3.0
+                t[s] += 3.0 if hunt else -1.5  # left for later: its checks still count below
                 for x, r in reports.get(s, {}).items():
                     if r in WOLFISH and x in pack:  # it named one of us
                         t[s] += 1.5
@@ -726,6 +792,22 @@ class Mind:
                 if a is not None and len(a) > most:
                     best, most = s, len(a)
         return best
+
+    # -- habits (Policy) ------------------------------------------------------------------------
+    def habit(self, name: str, p: float) -> bool:
+        """This game's draw of a habit of probability ``p``: drawn from the seeded stream when first needed."""
+        h = self.habits.get(name)
+        if h is None:
+            h = self.habits[name] = self.rng.random() < p
+        return h
+
+    def seer_hides(self) -> bool:
+        """Whether the seer keeps quiet for now (see ``Policy``): not after a wolf found, nor from the day set."""
+        if self.habit("seer_claims_at_once", self.policy.seer_claims_at_once):
+            return False
+        if self.board.day >= self.policy.seer_hides_until_day:
+            return False
+        return not any(r in WOLFISH for r in self.checks.values())
 
     # -- deciding ---------------------------------------------------------------------------
     def decide(self, d: Decision) -> Move | None:
@@ -788,8 +870,10 @@ class Mind:
         victim = self.tonight_victim()
         if victim is None:
             return False
-        if self.board.night <= 1 or victim == self.seat:
+        if victim == self.seat:
             return True
+        if self.board.night <= 1:
+            return self.habit("witch_saves_first_night", self.policy.witch_saves_first_night)
         return self.trust().get(victim, 0) >= 0.5 or victim == self.board.sheriff
 
     def save(self, d: Decision) -> Move | None:
@@ -815,8 +899,15 @@ class Mind:
         assert isinstance(d, Target)
         b = self.board
         if b.night <= 1 and self.ruleset != "wechat":
-            # the witch saves the first night, and guarded and saved the victim dies (同守同救; not in wechat)
-            return target_move(d, None)
+            # the witch most often saves the first night, and guarded and saved the victim dies (同守同救; not in
+            # wechat): most guards guard nobody, some guard themselves or a player at random (Policy)
+            policy = self.policy
+            if not self.habit("guard_guards_first_night", policy.guard_guards_first_night) or not d.targets:
+                return target_move(d, None) if d.optional else self.fallback(d)
+            if self.seat in d.targets and self.rng.random() < policy.guard_first_night_self:
+                return target_move(d, self.seat)
+            others = [s for s in d.targets if s != self.seat] or list(d.targets)
+            return target_move(d, others[self.rng.randrange(len(others))])
         trust = self.trust()
         seer = max(trust, key=lambda s: trust[s], default=None)
         if seer is not None and trust[seer] >= 0.5 and seer in d.targets and seer in b.alive:
@@ -898,7 +989,7 @@ class Mind:
     def run(self, d: Decision) -> Move | None:
         """Stand for sheriff: the seer (to claim), the wolf who fakes the seer, now and then a villager."""
         if self.role == "seer" and not self.wolf:
-            want = True
+            want = not self.seer_hides()  # a seer who hides does not stand: standing is claiming
         elif self.wolf:
             want = self.faker = self.faker or self.is_faker()
         else:
@@ -1185,7 +1276,8 @@ class Mind:
                 if pick is not None:
                     say(Act(self.seat, "call", pick, phase=phase))
             return acts
-        if self.role == "seer" and (self.checks or part in ("election", "last_words")):
+        if self.role == "seer" and (self.checks or part in ("election", "last_words")) and (
+                self.claimed or part in ("last_words", "pk") or b.accused.get(me) or not self.seer_hides()):
             if not self.claimed:
                 say(Act(self.seat, "claim", role="seer", phase=phase))
                 self.claimed = True
@@ -1323,8 +1415,9 @@ class HeuristicAgent(Agent):
 
     def __init__(self, rng: random.Random | None = None, *, channel: Channel | None = None,
                  seats: Iterable[int] | None = None, ruleset: str | None = None, strict: bool = False,
-                 lang: str = "en", salt: int | None = None) -> None:
+                 lang: str = "en", salt: int | None = None, policy: Policy = DEFAULT_POLICY) -> None:
         self.rng = rng or random.Random()
+        self.policy = policy  # the habits drawn at random, game by game (see Policy)
         self.channel = channel  # unused: the table's statements are in the seats' views (kept for callers)
         self.only = frozenset(seats) if seats is not None else None
         self.ruleset = ruleset
@@ -1348,7 +1441,8 @@ class HeuristicAgent(Agent):
             if self.ruleset is None:
                 self.ruleset = view.ruleset
             board = Board() if self.strict else self.board
-            m = self.minds[seat] = Mind(seat, board, self.rng, self.ruleset, self.salt, self.strict, self.tie_rows)
+            m = self.minds[seat] = Mind(seat, board, self.rng, self.ruleset, self.salt, self.strict, self.tie_rows,
+                                        self.policy)
         board = m.board
         if self.strict:  # its own board: everything new in its view, in order, checked and recorded
             for e in view.events_since(board.read, m.read):

@@ -6,7 +6,9 @@
 renders the table, the JSON/CSV files and the chart; ``werewolf.sim.html`` the
 self-contained HTML report). ``werewolf.sim.compare`` plays several decks or
 option sets on the same seeds (``werewolf.sim.paired``), ``werewolf.sim.balance``
-searches candidate decks for the one closest to 50%.
+looks (and with a search, over roles and player counts) for a deck whose village
+wins within ±X of 50%. What both share lives in ``werewolf.sim.variants``; the
+modules only import those below them (``command`` at the top).
 """
 
 from __future__ import annotations

@@ -27,8 +27,9 @@ from werewolf.core import engine
 from werewolf.core.errors import SetupError
 from werewolf.sim import check, html, report, simulate
 from werewolf.sim.backends import Session
-from werewolf.sim.config import SimConfig, parse_bots
+from werewolf.sim.config import BotSpec, SimConfig, parse_bots
 from werewolf.sim.stats import Stats
+from werewolf.sim.variants import parse_options
 
 
 class Clock:
@@ -80,19 +81,6 @@ def progress_bar(label: str, clock: Clock, quiet: bool) -> Progress:
     return Progress(TextColumn(f"[bold]{label}"), BarColumn(), MofNCompleteColumn(), GamesPerSecond(clock),
                     TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
                     console=Console(stderr=True), disable=quiet, transient=False)
-
-
-def parse_options(options: str | None, flag: str = "--options") -> dict[str, Any]:
-    """A JSON object of option names to values (checked against the ruleset when the setup is built)."""
-    if not options:
-        return {}
-    try:
-        opts = json.loads(options)
-    except json.JSONDecodeError as e:
-        raise SetupError(f"{flag} is not valid JSON: {e}") from None
-    if not isinstance(opts, dict):
-        raise SetupError(f"{flag} must be a JSON object of option names to values")
-    return opts
 
 
 def check_paths(*paths: str | None) -> None:
@@ -277,8 +265,10 @@ def check_outputs(outs: tuple[str, ...], plot: str | None, html_report: str | No
 
 def compare(base: SimConfig, decks: tuple[str, ...], options: tuple[str, ...], variant_specs: tuple[str, ...], *,
             precision: float | None, max_games: int, batch: int, outs: tuple[str, ...], plot: str | None,
-            html_report: str | None, quiet: bool, stdout: TextIO | None = None) -> int:
-    """`werewolf compare`: play the variants on the same seeds, print and write what differs."""
+            html_report: str | None, quiet: bool, stdout: TextIO | None = None, mix: tuple[BotSpec, ...] = ()
+            ) -> int:
+    """`werewolf compare`: play the variants on the same seeds, print and write what differs (``mix``: several
+    kinds of bots, game i played by the (i mod len)-th)."""
     from werewolf.sim import compare as cmp
 
     if precision is not None and not 0 < precision < 1:
@@ -296,11 +286,12 @@ def compare(base: SimConfig, decks: tuple[str, ...], options: tuple[str, ...], v
         task = progress.add_task("games", total=per_variant * len(variants))
         clock.begin()
         result = cmp.run(variants, games=base.games, precision=precision, max_games=max_games, batch=batch,
-                         session=session, progress=lambda n: progress.advance(task, n * len(variants)))
+                         session=session, progress=lambda n: progress.advance(task, n * len(variants)), mix=mix)
         elapsed = clock.end()
         progress.update(task, total=result.games * len(variants), completed=result.games * len(variants))
     heading = compare_headline(base, result)
     console.print(heading, style="bold", soft_wrap=True)
+    console.print(report.agents_note(result.agents()), style="dim", soft_wrap=True)
     console.print(f"time: {result.games * len(variants):,} games in all, " +
                   report.rate_note(base, elapsed, session.startup, result.games * len(variants))
                   + f" · {result.stopped}", soft_wrap=True)
@@ -317,7 +308,7 @@ def compare(base: SimConfig, decks: tuple[str, ...], options: tuple[str, ...], v
         console.print(f"chart written to {plot}")
     if html_report:
         pngs, notes = charts(lambda: cmp.figure(result, heading))
-        setup = {"ruleset": base.ruleset, "bots": base.bots.label(),
+        setup = {"ruleset": base.ruleset, "bots": result.agents(), "agents": report.agents_note(result.agents()),
                  **{f"variant {k + 1}": f"{v.name}: deck {report.deck_label(v.config)}; options "
                     f"{report.options_label(v.config.options)}" for k, v in enumerate(variants)},
                  "games": f"{result.games:,} per variant ({result.stopped})",
@@ -340,43 +331,56 @@ def compare_headline(base: SimConfig, result: Any) -> str:
     options = dict.fromkeys(report.options_label(v.config.options) for v in result.variants)
     return (f"{base.ruleset} · compare {len(result.variants)} variants: {names} · deck"
             f"{'s' if len(decks) > 1 else ''} {'; '.join(decks)} · options {' | '.join(options)} · bots "
-            f"{base.bots.label()} · {result.games:,} games each, same seeds (seed {base.seed})")
+            f"{result.agents()} · {result.games:,} games each, same seeds (seed {base.seed})")
 
 
-def balance(base: SimConfig, swaps: tuple[str, ...], decks: tuple[str, ...], *, precision: float, max_games: int,
-            batch: int, outs: tuple[str, ...], plot: str | None, html_report: str | None, quiet: bool,
-            stdout: TextIO | None = None) -> int:
-    """`werewolf balance`: rank the candidate decks by how close the village's win rate comes to 50%."""
+def balance(base: SimConfig, swaps: tuple[str, ...], decks: tuple[str, ...], *, within: float, confidence: float,
+            max_games: int, batch: int, outs: tuple[str, ...], plot: str | None, html_report: str | None,
+            quiet: bool, stdout: TextIO | None = None, search: bool = False, max_candidates: int = 24,
+            pool: tuple[str, ...] = (), mix: tuple[BotSpec, ...] = ()) -> int:
+    """`werewolf balance`: find a candidate deck whose village wins within ±``within`` of 50%, and say what was
+    shown."""
     from werewolf.sim import balance as bal
 
-    if not 0 < precision < 1:
-        raise SetupError("--precision is a width in win rate between 0 and 1, e.g. 0.05 for 5 points")
-    if batch < 1 or max_games < 1:
-        raise SetupError("--batch and --max-games must be at least 1")
-    cands = bal.candidates(base, swaps, decks)
+    if not 0 < within < 0.5:
+        raise SetupError("--within is a tolerance in win rate between 0 and 0.5, e.g. 0.05 for ±5 points")
+    if not 0.5 <= confidence < 1:
+        raise SetupError("--confidence is between 0.5 and 1, e.g. 0.9")
+    if batch < 1 or max_games < 1 or max_candidates < 1:
+        raise SetupError("--batch, --max-games and --max-candidates must be at least 1")
+    for role in pool:
+        if role not in bal.ROLES:
+            raise SetupError(f"unknown role {role!r} in --roles")
+    cands = bal.candidates(base, swaps, decks, search=search)
     check_outputs(outs, plot, html_report)
     console = Console(file=stdout or sys.stdout)
     clock = Clock()
     progress = progress_bar("balancing", clock, quiet)
+    budget = max(len(cands), max_candidates if search else len(cands))
     with progress, Session(base.backend, base.jobs, base.address, announce(quiet)) as session:
-        task = progress.add_task("games", total=max_games * len(cands))
+        task = progress.add_task("games", total=max_games * budget)
         clock.begin()
-        result = bal.run(cands, precision=precision, max_games=max_games, batch=batch, session=session,
-                         progress=lambda n: progress.advance(task, n))
+        result = bal.run(cands, within=within, confidence=confidence, max_games=max_games, batch=batch,
+                         session=session, search=search, max_candidates=max_candidates, pool=pool or bal.POOL,
+                         mix=mix, progress=lambda n: progress.advance(task, n))
         elapsed = clock.end()
         played = sum(c.stats.games + c.stats.errors for c in result.candidates)
         progress.update(task, total=played, completed=played)
-    heading = (f"{base.ruleset} · balance of {len(cands)} candidates · options {report.options_label(base.options)}"
-               f" · bots {base.bots.label()} · same seeds (seed {base.seed})")
+    heading = (f"{base.ruleset} · balance: {len(result.candidates)} candidates tried"
+               f"{' (search)' if search else ''} · within ±{100 * within:.1f} points of 50% at "
+               f"{100 * confidence:.0f}% confidence · options {report.options_label(base.options)} · bots "
+               f"{result.agents()} · same seeds (seed {base.seed})")
     console.print(heading, style="bold", soft_wrap=True)
-    console.print(f"time: {played:,} games in all, " + report.rate_note(base, elapsed, session.startup, played)
-                  + f" · {result.stopped}", soft_wrap=True)
+    console.print(report.agents_note(result.agents()), style="dim", soft_wrap=True)
+    console.print(f"time: {played:,} games in all, " + report.rate_note(base, elapsed, session.startup, played),
+                  soft_wrap=True)
     table = bal.table(result)
     console.print(table.rich())
     findings = bal.findings(result)
     for line in findings:
         console.print(line, soft_wrap=True)
     doc = bal.document(result)
+    doc["agents_note"] = report.agents_note(result.agents())
     doc["timing"] = {"seconds": elapsed, "startup_seconds": session.startup, "engine": engine()}
     write_files(outs, doc, bal.csv_rows, console)
     if plot:
@@ -384,15 +388,19 @@ def balance(base: SimConfig, swaps: tuple[str, ...], decks: tuple[str, ...], *, 
         console.print(f"chart written to {plot}")
     if html_report:
         pngs, notes = charts(lambda: bal.figure(result, heading))
-        setup = {"ruleset": base.ruleset, "options": report.options_label(base.options), "bots": base.bots.label(),
-                 **{f"candidate {k + 1}": f"{v.name}: {report.deck_label(v.config)}" for k, v in enumerate(cands)},
-                 "games": f"{played:,} in all ({result.stopped})",
+        setup = {"ruleset": base.ruleset, "options": report.options_label(base.options), "bots": result.agents(),
+                 "agents": report.agents_note(result.agents()),
+                 **{f"candidate {k + 1}": f"{c.variant.name}: {report.deck_label(c.variant.config)}"
+                    for k, c in enumerate(result.candidates)},
+                 "games": f"{played:,} in all", "result": result.stopped,
                  "seeds": f"game i of every candidate is seeded from (seed {base.seed}, i)",
                  "engine": f"werewolf {version()}, {engine()} engine", "method": doc["method"]}
         html.write(html_report, html.page(f"werewolf balance: {base.ruleset}", setup, [table], pngs,
                                           notes=[*findings, *notes]))
         console.print(f"report written to {html_report}")
-    return 1 if any(c.stats.errors for c in result.candidates) else 0
+    if any(c.stats.errors for c in result.candidates):
+        return 1
+    return 0 if result.found else 3
 
 
 def arena(base: SimConfig, kinds: tuple[str, ...], *, outs: tuple[str, ...], quiet: bool,

@@ -3,13 +3,21 @@
 Every variant plays game ``i`` from the same seed (``game_seed(seed, i)``), so the
 differences against the first variant are paired: a variant that changes nothing
 plays the very same games, and a small change shows with far fewer games than two
-separate runs would need. Each difference has Newcombe's 95% interval for paired
-proportions (``paired.newcombe_paired``); "no measurable difference" when it spans 0.
+separate runs would need. Decks are put in the order that pairs them best with the
+first's (``variants.normalised``): the same cards in another order deal the same games.
 
-``--precision W`` plays batches of games until every interval shown (each
-variant's win rate and each difference) is narrower than ``W``, or ``--max-games``.
-Stopping on an interval's width, not on its position, keeps the intervals honest:
-the width hardly depends on where the estimate falls.
+The differences (every variant but the first, every team shown) are tested together
+by Holm's step-down procedure, each with Newcombe's interval for paired proportions
+(``paired.newcombe_paired``) at the level Holm tests it at, and its p-value that
+interval's inverse: a difference is "shown" when its interval excludes 0, and all
+the verdicts together are wrong with at most 5% probability; "not shown: could not
+tell apart" is no proof that there is no difference.
+
+``--precision W`` plays batches of games until every difference's interval is
+narrower than ``W``, or ``--max-games`` (each variant's own win rate is not waited
+for: the differences are what a comparison is for). Stopping on an interval's width,
+not on its position, keeps the intervals honest. ``mix``: several kinds of bots, game
+``i`` played by the (i mod K)-th in every variant, each difference also shown per kind.
 """
 
 from __future__ import annotations
@@ -17,26 +25,30 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from statistics import NormalDist
 from typing import Any
 
 from werewolf.core.errors import SetupError
 from werewolf.roles import ROLES
 from werewolf.sim import check
 from werewolf.sim.backends import Session
-from werewolf.sim.config import SimConfig
-from werewolf.sim.paired import Paired, paired_chunk
-from werewolf.sim.report import TEAM_COLOURS, TableData, deck_label, options_label, rate_bars, title
+from werewolf.sim.config import BotSpec, SimConfig
+from werewolf.sim.paired import Paired, holm, mixed_chunk, newcombe_p, newcombe_paired
+from werewolf.sim.report import TEAM_COLOURS, TableData, agents_note, deck_label, options_label, rate_bars, title
 from werewolf.sim.stats import team_order, wilson
+from werewolf.sim.variants import (
+    Variant,
+    batches,
+    bots_label,
+    duplicates,
+    normalised,
+    parse_options,
+    with_bots,
+)
 
 VARIANT_KEYS = ("name", "deck", "options", "players")
 _KEY_START = re.compile(r";\s*(?=(?:" + "|".join(VARIANT_KEYS) + r")\s*=)")
-
-
-@dataclass(frozen=True)
-class Variant:
-    name: str
-    config: SimConfig
 
 
 # -- what to compare -----------------------------------------------------------------
@@ -68,7 +80,6 @@ def make_variants(base: SimConfig, decks: Sequence[str], options: Sequence[str],
     (every deck with every option set, in that order).
     """
     from werewolf.play import parse_deck
-    from werewolf.sim.command import parse_options
 
     if specs and (len(decks) > 1 or len(options) > 1):
         raise SetupError("give the variants either with --variant, or with repeated --deck/--options, not both")
@@ -97,7 +108,10 @@ def make_variants(base: SimConfig, decks: Sequence[str], options: Sequence[str],
     names = _names(rows)
     if len(set(names)) != len(names):
         raise SetupError(f"two variants have the same name ({', '.join(names)}): name them with name=")
-    return [Variant(n, c) for n, (_, c) in zip(names, rows)]
+    # the same cards in another order would be dealt otherwise, and lose the pairing: every deck is put in the
+    # order that pairs it best with the first's
+    configs = normalised([c for _, c in rows])
+    return [Variant(n, c) for n, c in zip(names, configs)]
 
 
 def _names(rows: list[tuple[str | None, SimConfig]]) -> list[str]:
@@ -122,12 +136,35 @@ def _names(rows: list[tuple[str | None, SimConfig]]) -> list[str]:
 
 
 # -- playing -------------------------------------------------------------------------
+LEVEL = 0.95  # the confidence of every statement a comparison makes, all of them together
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One variant against the first, for one team: the paired difference, its test and its interval."""
+
+    k: int  # the variant's index
+    team: str
+    diff: float
+    p: float  # the test of no difference (``paired.newcombe_p``: the inverse of the interval)
+    p_holm: float  # the same, Holm-adjusted over every difference shown
+    level: float  # the level Holm's procedure tests this difference at (1 - 5%/m, 1 - 5%/(m-1), ...)
+    lo: float  # the interval at that level: it excludes 0 when the difference is shown (see ``shown``)
+    hi: float
+
+    @property
+    def shown(self) -> bool:
+        return self.p_holm < 1 - LEVEL
+
+
 @dataclass
 class Result:
     variants: list[Variant]
-    paired: Paired
+    paired: Paired  # every game, whichever bots played it
     stopped: str  # why the run stopped
     precision: float | None = None
+    mix: tuple[BotSpec, ...] = ()  # the bots, game i played by mix[i % len(mix)]; () for the variants' own
+    by_kind: dict[str, Paired] = field(default_factory=dict)  # the games of each kind of bots, when mixed
 
     @property
     def games(self) -> int:
@@ -145,58 +182,93 @@ class Result:
             return ["village"]
         return sorted(teams, key=team_order)
 
-    def widest(self) -> float:
-        """The widest interval shown (each variant's win rate, each difference)."""
-        widths = [0.0]
-        for k, s in enumerate(self.paired.stats):
+    def differences(self) -> list[Difference]:
+        """Every variant against the first, for every team shown, tested all together by Holm's procedure.
+
+        The smallest p-value is tested at 5%/m, the next at 5%/(m-1), and so on until one is not shown; each
+        difference's interval is Newcombe's at the level it was tested at, so that the interval excludes 0 when
+        the difference is shown (unless an earlier one was not), and all the verdicts together are wrong with
+        at most 5% probability."""
+        p = self.paired
+        rows = []
+        for k in range(1, len(self.variants)):
             for team in self.teams():
-                lo, hi = wilson(s.wins[team], s.games)
-                widths.append(hi - lo)
-                if k:
-                    _, dlo, dhi = self.paired.difference(k, team)
-                    widths.append(dhi - dlo)
-        return max(widths)
+                table = p.table(k, team)
+                rows.append((k, team, table, newcombe_p(*table)))
+        adjusted = holm([r[3] for r in rows])
+        m = len(rows)
+        order = sorted(range(m), key=lambda i: rows[i][3])
+        out: list[Difference | None] = [None] * m
+        for rank, i in enumerate(order):
+            k, team, table, pv = rows[i]
+            level = 1 - (1 - LEVEL) / (m - rank)
+            d, lo, hi = newcombe_paired(*table, z=NormalDist().inv_cdf(1 - (1 - level) / 2))
+            out[i] = Difference(k, team, d, pv, adjusted[i], level, lo, hi)
+        return [d for d in out if d is not None]
+
+    def widest(self) -> float:
+        """The widest interval of a difference (what a comparison is for; each win rate's own is not waited for)."""
+        return max([0.0] + [d.hi - d.lo for d in self.differences()])
 
     def never_changed(self) -> list[str]:
         """Variants whose every game was identical, event for event, to the first variant's on the same seed."""
         p = self.paired
         return [v.name for k, v in enumerate(self.variants) if k and p.paired[k] and p.same[k] == p.paired[k]]
 
+    def agents(self) -> str:
+        """The agents the numbers were measured with."""
+        if self.mix:
+            return bots_label(self.mix)
+        return self.variants[0].config.players_label()
 
-def verdict(diff: float, lo: float, hi: float, team: str) -> str:
-    if lo <= 0 <= hi:
-        return "no measurable difference"
-    return f"{team} win{'s' if not team.endswith('s') else ''} {'more' if diff > 0 else 'less'}: a real difference"
+
+def verdict(d: Difference) -> str:
+    """The difference in words: what was shown, or plainly that it was not."""
+    team = d.team
+    if not d.shown:
+        return f"not shown: could not tell apart ({_p(d.p_holm)}, Holm)"
+    more = "more" if d.diff > 0 else "less"
+    return f"shown: {team} win{'s' if not team.endswith('s') else ''} {more} ({_p(d.p_holm)}, Holm)"
 
 
-def batches(total: int, step: int) -> list[tuple[int, int]]:
-    return [(a, min(a + step, total)) for a in range(0, total, step)]
+def _p(p: float) -> str:
+    return f"p = {p:.2g}" if p >= 1e-4 else "p < 0.0001"
 
 
 def run(variants: list[Variant], *, games: int, precision: float | None, max_games: int, batch: int,
         session: Session, progress: Callable[[int], None] | None = None,
-        on_batch: Callable[[int], None] | None = None) -> Result:
-    """Play the variants on paired seeds: ``games`` games, or batches until ``precision`` (at most ``max_games``)."""
+        on_batch: Callable[[int], None] | None = None, mix: Sequence[BotSpec] = ()) -> Result:
+    """Play the variants on paired seeds: ``games`` games, or batches until ``precision`` (at most ``max_games``).
+
+    ``mix``: several kinds of bots, game ``i`` of every variant played by ``mix[i % len(mix)]``."""
+    kinds = tuple(mix) or (variants[0].config.bots,)
+    if len(kinds) > 1:
+        variants = [Variant(v.name, with_bots(v.config, kinds[0])) for v in variants]
     configs = tuple(v.config for v in variants)
     jobs = max(1, variants[0].config.jobs)
     paired = Paired(len(configs))
-    result = Result(variants, paired, "", precision)
+    result = Result(variants, paired, "", precision, tuple(mix) if len(kinds) > 1 else ())
     limit = max_games if precision is not None else games
     step = batch if precision is not None else games
+    if len(kinds) > 1:  # whole rounds of the mix between two looks: every kind as often
+        step = -(-step // len(kinds)) * len(kinds)
     for a, b in batches(limit, step):
         chunk = max(1, min(200, -(-(b - a) // (jobs * 4))))
-        for _, part in session.map(paired_chunk, ((configs, x, y) for x, y in batches(b - a, chunk)
+        for _, parts in session.map(mixed_chunk, ((configs, kinds, x, y) for x, y in batches(b - a, chunk)
                                                   for x, y in [(a + x, a + y)])):
-            paired.merge(part)
-            if progress is not None:
-                progress(part.games)
+            for label, part in parts.items():
+                paired.merge(part)
+                if len(kinds) > 1:
+                    result.by_kind.setdefault(label, Paired(len(configs))).merge(part)
+                if progress is not None:
+                    progress(part.games)
         if on_batch is not None:
             on_batch(paired.games)
         if precision is not None and result.widest() < precision:
-            result.stopped = (f"every interval narrower than {100 * precision:.1f} points after {paired.games:,}"
-                              " games")
+            result.stopped = (f"every difference's interval narrower than {100 * precision:.1f} points after "
+                              f"{paired.games:,} games")
             return result
-    result.stopped = (f"--max-games {max_games:,} reached before every interval was narrower than "
+    result.stopped = (f"--max-games {max_games:,} reached before every difference's interval was narrower than "
                       f"{100 * precision:.1f} points" if precision is not None else f"{games:,} games played")
     return result
 
@@ -213,8 +285,6 @@ def _pts(x: float) -> str:
 def tables(result: Result) -> list[TableData]:
     p = result.paired
     teams = result.teams()
-    first = result.variants[0].name
-    mirror = teams == ["village"]
     rates = TableData("win rates, same seeds for every variant", ["variant", "games"] + [
         f"{t} win rate [95% interval]" for t in teams] + ["games changed vs the first"], left=1,
         note="games changed: games not identical, event for event, to the first variant's game on the same seed")
@@ -226,22 +296,69 @@ def tables(result: Result) -> list[TableData]:
             cells.append(f"{_pct(s.wins[team] / s.games if s.games else 0)} [{_pct(lo)} – {_pct(hi)}]")
         changed = "(baseline)" if k == 0 else (f"{p.paired[k] - p.same[k]:,} of {p.paired[k]:,}")
         rates.rows.append([v.name, f"{s.games:,}", *cells, changed])
+    diffs = differences_table(result)
+    out = [rates, diffs]
+    if result.by_kind:
+        out.append(kinds_table(result))
+    return [*out, role_table(result), power_table(result)]
+
+
+def differences_table(result: Result) -> TableData:
+    first = result.variants[0].name
+    m = len(result.differences())
+    alpha = f"{100 * (1 - LEVEL):.0f}%"
+    if m > 1:
+        how = (f"{m} differences tested together (Holm): the interval of each is Newcombe's for paired proportions "
+               f"at the level Holm's procedure tests it at (the smallest p at {alpha}/{m}, the next at {alpha}/"
+               f"{m - 1}, ...), so a difference is shown when its interval excludes 0, and all the verdicts "
+               f"together are wrong with at most {alpha} probability")
+    else:
+        how = (f"Newcombe's interval for paired proportions at {100 * LEVEL:.0f}%: the difference is shown when it "
+               "excludes 0")
+    notes = [f"paired by seed; {how}; 'could not tell apart' is no proof that they are the same: more games may "
+             "tell"]
+    if result.teams() == ["village"]:
+        notes.append("the wolves' difference is the same with the opposite sign (no draws, no third side)")
     diffs = TableData(f"difference against the first variant ({first}), paired by seed",
-                      ["variant", "team", "difference (points)", "95% interval (Newcombe, paired)", "verdict"],
-                      left=2, note=("the wolves' difference is the same with the opposite sign (no draws, no third "
-                                    "side)") if mirror else "")
-    for k, v in enumerate(result.variants):
-        if k == 0:
-            continue
-        for team in teams:
-            d, lo, hi = p.difference(k, team)
-            diffs.rows.append([v.name, team, _pts(d), f"{_pts(lo)} to {_pts(hi)}", verdict(d, lo, hi, team)])
-    return [rates, diffs, role_table(result), power_table(result)]
+                      ["variant", "team", "difference (points)", "interval", "level", "verdict"], left=2,
+                      note="; ".join(notes))
+    for d in result.differences():
+        diffs.rows.append([result.variants[d.k].name, d.team, _pts(d.diff), f"{_pts(d.lo)} to {_pts(d.hi)}",
+                           f"{100 * d.level:.2f}%", verdict(d)])
+    return diffs
+
+
+def kinds_table(result: Result) -> TableData:
+    """Each difference measured with each kind of bots apart: whether a finding holds whoever plays."""
+    kinds = list(result.by_kind)
+    table = TableData("difference against the first, by the bots that played (95% each)",
+                      ["variant", "team", *kinds, "with every kind"], left=2,
+                      note="the same seeds for every variant; game i played by the (i mod "
+                           f"{len(kinds)})-th kind in every variant")
+    for k in range(1, len(result.variants)):
+        for team in result.teams():
+            cells, signs = [], set()
+            for label in kinds:
+                d, lo, hi = result.by_kind[label].difference(k, team)
+                cells.append(f"{_pts(d)} [{_pts(lo)}, {_pts(hi)}]")
+                signs.add(0 if lo <= 0 <= hi else (1 if d > 0 else -1))
+            if signs == {0}:
+                agree = "not shown with any kind"
+            elif len(signs) == 1:
+                agree = "shown with every kind, the same way"
+            elif signs >= {1, -1}:
+                agree = "the kinds disagree: it depends on the bots"
+            else:
+                agree = "shown with some kinds only"
+            table.rows.append([result.variants[k].name, team, *cells, agree])
+    return table
 
 
 def role_table(result: Result) -> TableData:
     names = [v.name for v in result.variants]
-    table = TableData("each role's win rate, by variant", ["card dealt", *names])
+    table = TableData("each role's win rate, by variant [95% interval, by game]", ["card dealt", *names],
+                      note="the intervals count games, not seats: the seats dealt one card in a game win or lose "
+                           "together")
     roles: dict[str, None] = {}
     for s in result.paired.stats:
         roles.update(dict.fromkeys(s.role_seats))
@@ -251,7 +368,11 @@ def role_table(result: Result) -> TableData:
         cells = []
         for s in result.paired.stats:
             n = s.role_seats[role]
-            cells.append(f"{_pct(s.role_wins[role] / n)} of {n:,}" if n else "—")
+            if not n:
+                cells.append("—")
+                continue
+            lo, hi, _ = s.role_interval(role)
+            cells.append(f"{_pct(s.role_wins[role] / n)} [{_pct(lo)} – {_pct(hi)}] of {n:,} seats")
         table.rows.append([role, *cells])
     return table
 
@@ -286,6 +407,10 @@ def warnings(result: Result) -> list[str]:
     out = []
     p = result.paired
     first = result.variants[0]
+    for a, b in duplicates(result.variants):
+        out.append(f"the same setup twice: {a} and {b} are the same deck, options, players and bots (after putting "
+                   "the decks in one order), so they play the very same games and their difference is 0 by "
+                   "construction")
     for name in result.never_changed():
         k = [v.name for v in result.variants].index(name)
         out.append(f"never changed a game: every one of {name}'s {p.paired[k]:,} games was identical, event for "
@@ -315,18 +440,33 @@ def document(result: Result, elapsed: float | None = None, startup: float = 0.0)
                      for k, v in enumerate(result.variants)],
         "differences": [],
         "never_changed_a_game": result.never_changed(),
+        "same_setup": [list(pair) for pair in duplicates(result.variants)],
         "warnings": warnings(result),
-        "method": "paired by seed; difference against the first variant with Newcombe's (1998) interval for "
-                  "paired proportions (method 10); win rates with Wilson intervals; 95%",
+        "agents": result.agents(),
+        "agents_note": agents_note(result.agents()),
+        "method": "paired by seed; differences against the first variant with Newcombe's (1998) interval for "
+                  "paired proportions (method 10), tested together by Holm's procedure (5% in all): each "
+                  "interval at the level Holm tests it at, its p-value the interval's inverse; win rates with "
+                  "Wilson intervals (95%); per-role intervals clustered by game",
     }
-    for k, v in enumerate(result.variants[1:], start=1):
-        for team in teams:
-            d, lo, hi = p.difference(k, team)
-            both, only_here, only_first, neither = p.table(k, team)
-            doc["differences"].append({"variant": v.name, "team": team, "difference": d, "ci95": [lo, hi],
-                                       "verdict": verdict(d, lo, hi, team),
-                                       "pairs": {"both": both, "this_only": only_here, "first_only": only_first,
-                                                 "neither": neither}})
+    for d in result.differences():
+        v = result.variants[d.k]
+        both, only_here, only_first, neither = p.table(d.k, d.team)
+        doc["differences"].append({"variant": v.name, "team": d.team, "difference": d.diff,
+                                   "interval": [d.lo, d.hi], "interval_level": d.level, "p": d.p,
+                                   "p_holm": d.p_holm, "shown": d.shown,
+                                   "verdict": verdict(d),
+                                   "pairs": {"both": both, "this_only": only_here, "first_only": only_first,
+                                             "neither": neither}})
+    if result.by_kind:
+        doc["by_agents"] = {label: {"variants": [{"name": v.name, "stats": part.stats[k].as_dict()}
+                                                 for k, v in enumerate(result.variants)],
+                                    "differences": [{"variant": v.name, "team": team,
+                                                     **dict(zip(("difference", "low", "high"),
+                                                                part.difference(k, team)))}
+                                                    for k, v in enumerate(result.variants) if k
+                                                    for team in teams]}
+                            for label, part in result.by_kind.items()}
     if elapsed is not None:
         from werewolf.core import engine
 
@@ -336,7 +476,7 @@ def document(result: Result, elapsed: float | None = None, startup: float = 0.0)
 
 
 def csv_rows(doc: Mapping[str, Any]) -> list[list[Any]]:
-    rows: list[list[Any]] = [["section", "variant", "team", "count", "rate", "ci95_low", "ci95_high"]]
+    rows: list[list[Any]] = [["section", "variant", "team", "count", "rate", "ci_low", "ci_high"]]
     for v in doc["variants"]:
         st = v["stats"]
         rows.append(["games", v["name"], "", st["games"], "", "", ""])
@@ -349,7 +489,9 @@ def csv_rows(doc: Mapping[str, Any]) -> list[list[Any]]:
         for name, r in st["powers"].items():
             rows.append(["power", v["name"], name, r["times"], r["per_game"], "", ""])
     for d in doc["differences"]:
-        rows.append(["difference", d["variant"], d["team"], "", d["difference"], d["ci95"][0], d["ci95"][1]])
+        rows.append(["difference", d["variant"], d["team"], "", d["difference"], d["interval"][0],
+                     d["interval"][1]])
+    rows.append(["agents", doc["agents"], "", "", "", "", ""])
     return rows
 
 
@@ -358,12 +500,12 @@ def figure(result: Result, heading: str) -> Any:
     given, top to bottom."""
     import textwrap
 
-    from werewolf.sim.report import pyplot
+    from werewolf.sim.report import breakable, pyplot
 
     plt = pyplot()
     p = result.paired
     team = result.teams()[0]
-    labels = ["\n".join(textwrap.wrap(v.name.replace(",", ", "), 34)) or "?" for v in result.variants]
+    labels = ["\n".join(textwrap.wrap(breakable(v.name), 34)) or "?" for v in result.variants]
     rows = []
     for s in p.stats:
         lo, hi = wilson(s.wins[team], s.games)
@@ -375,7 +517,7 @@ def figure(result: Result, heading: str) -> Any:
     ax1.legend(loc="lower right", fontsize=8)
     ax1.set_title(f"{team} win rate")
     y = list(range(len(labels)))[::-1]
-    diffs = [p.difference(k, team) for k in range(len(labels))]
+    diffs = [(0.0, 0.0, 0.0)] + [(d.diff, d.lo, d.hi) for d in result.differences() if d.team == team]
     ax2.errorbar([100 * d for d, _, _ in diffs], y,
                  xerr=[[100 * (d - lo) for d, lo, _ in diffs], [100 * (hi - d) for d, _, hi in diffs]],
                  fmt="o", color="#333333", capsize=6)
@@ -385,7 +527,8 @@ def figure(result: Result, heading: str) -> Any:
     for yi, (d, lo, hi) in zip(y[1:], diffs[1:]):
         ax2.annotate(f"{100 * d:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]", (100 * d, yi), textcoords="offset points",
                      xytext=(0, 9), ha="center", fontsize=9)
-    ax2.set_xlabel("difference against the first variant (points), bars: 95% paired interval")
+    ax2.set_xlabel("difference against the first variant (points), bars: paired interval at the level Holm's "
+                   "procedure tests it at")
     ax2.set_title("difference against the first")
     ax2.grid(axis="x", alpha=0.3)
     fig.suptitle(title(heading, 120), fontsize=11)

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from statistics import NormalDist
 from typing import Any
 
-from werewolf.sim.config import SimConfig, game_seed
+from werewolf.sim.config import BotSpec, SimConfig, game_seed
 from werewolf.sim.runner import base_setup, play_game, powers_used, seat_outcomes, summarize
 from werewolf.sim.stats import Z95, Stats, wilson
+from werewolf.sim.variants import with_bots
 
 
 class Paired:
@@ -86,6 +88,58 @@ def newcombe_paired(a: int, b: int, c: int, d: int, z: float = Z95) -> tuple[flo
     return diff, max(-1.0, diff - dl), min(1.0, diff + du)
 
 
+def newcombe_p(a: int, b: int, c: int, d: int) -> float:
+    """The two-sided p-value that inverts ``newcombe_paired``: the level at which its interval just reaches 0.
+
+    So a difference's test and its interval never disagree: the interval at level 1 - x excludes 0 exactly
+    when this p-value is below x."""
+    if b == c:  # no difference at all: no level excludes 0
+        return 1.0
+    dist = NormalDist()
+
+    def excludes(z: float) -> bool:
+        _, low, high = newcombe_paired(a, b, c, d, z)
+        return low > 0 or high < 0
+
+    low, high = 0.0, 1.0
+    while excludes(high):
+        high *= 2
+        if high > 40:
+            return 0.0
+    for _ in range(60):
+        mid = (low + high) / 2
+        if excludes(mid):
+            low = mid
+        else:
+            high = mid
+    return 2 * (1 - dist.cdf((low + high) / 2))
+
+
+def holm(pvalues: list[float]) -> list[float]:
+    """Holm's step-down adjustment of several p-values (in the order given): a difference is shown at level
+    ``a`` when its adjusted p-value is below ``a``, and all of them together at most ``a`` wrongly."""
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda i: pvalues[i])
+    out = [1.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * pvalues[i]))
+        out[i] = running
+    return out
+
+
+def mixed_chunk(configs: tuple[SimConfig, ...], mix: tuple[BotSpec, ...], start: int, stop: int
+                ) -> dict[str, Paired]:
+    """``paired_chunk`` with game ``i`` played by the bots ``mix[i % len(mix)]`` in every variant (so the games
+    stay paired), counted apart for each kind of bots (by its label)."""
+    out: dict[str, Paired] = {}
+    for i in range(start, stop):
+        bots = mix[i % len(mix)]
+        part = paired_chunk(tuple(with_bots(c, bots) for c in configs), i, i + 1)
+        out.setdefault(bots.label(), Paired(len(configs))).merge(part)
+    return out
+
+
 def paired_chunk(configs: tuple[SimConfig, ...], start: int, stop: int) -> Paired:
     """Games ``start`` to ``stop - 1`` under every variant, counted (run in the workers)."""
     out = Paired(len(configs))
@@ -122,4 +176,47 @@ def paired_chunk(configs: tuple[SimConfig, ...], start: int, stop: int) -> Paire
             for team in first_teams:
                 out.pairs[0][team, 1, 1] += 1
     return out
+
+
+def outcome_chunk(configs: tuple[SimConfig, ...], mix: tuple[BotSpec, ...], start: int, stop: int
+                  ) -> list[tuple[Stats, bytes]]:
+    """Games ``start`` to ``stop - 1`` under every config (game ``i`` by the bots ``mix[i % len(mix)]``, or each
+    config's own when ``mix`` is empty): each config's ``Stats``, and one byte a game, 1 when the village won, 0
+    when it did not, 2 when the game failed (what ``balance`` pairs any two candidates with, game by game)."""
+    out = [(Stats(), bytearray()) for _ in configs]
+    setups = [base_setup(c) for c in configs]
+    for i in range(start, stop):
+        for (stats, bits), config, setup in zip(out, configs, setups):
+            if mix:
+                config = with_bots(config, mix[i % len(mix)])
+            try:
+                game = play_game(config, i, setup)
+            except Exception as e:  # an engine or bot bug: counted and shown, as in `simulate`
+                stats.add_error(i, game_seed(config.seed, i), f"{type(e).__name__}: {e}")
+                bits.append(2)
+                continue
+            events = game.events
+            teams, days, causes, fired, ending = summarize(events)
+            stats.add(teams, days, causes, fired, ending, game.answered, seat_outcomes(events), powers_used(events))
+            bits.append(1 if "village" in teams else 0)
+    return [(stats, bytes(bits)) for stats, bits in out]
+
+
+def pair_table(first: bytes, second: bytes) -> tuple[int, int, int, int]:
+    """The 2x2 table of two candidates' games played on the same seeds, over the games both finished:
+    (both won, the first only, the second only, neither)."""
+    both = only_first = only_second = neither = 0
+    for x, y in zip(first, second):
+        if x == 2 or y == 2:
+            continue
+        if x:
+            if y:
+                both += 1
+            else:
+                only_first += 1
+        elif y:
+            only_second += 1
+        else:
+            neither += 1
+    return both, only_first, only_second, neither
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -60,7 +61,8 @@ class TableData:
 
 def document(config: SimConfig, stats: Stats, elapsed: float | None = None, startup: float = 0.0) -> dict[str, Any]:
     """The JSON document of a run: the setup, the statistics, and (apart) the timing."""
-    doc: dict[str, Any] = {"config": config.describe(), "stats": stats.as_dict()}
+    doc: dict[str, Any] = {"config": config.describe(), "agents": config.players_label(),
+                           "agents_note": agents_note(config.players_label()), "stats": stats.as_dict()}
     if elapsed is not None:
         doc["timing"] = {"seconds": elapsed, "startup_seconds": startup,
                          "games_per_second": stats.games / elapsed if elapsed > 0 else None, "engine": engine()}
@@ -85,6 +87,12 @@ def headline(config: SimConfig, stats: Stats, elapsed: float | None = None, star
     if elapsed:
         head += " · " + rate_note(config, elapsed, startup, n)
     return head
+
+
+def agents_note(label: str) -> str:
+    """What every output says of the agents: the numbers are theirs as much as the deck's."""
+    return (f"measured with {label} bots: these numbers are how these bots play the deck, not how people would; "
+            "other agents (--bots, repeatable in compare and balance for a mix) may give other numbers")
 
 
 def options_label(options: Mapping[str, Any]) -> str:
@@ -168,10 +176,12 @@ SURVIVAL_DAYS = 3  # the table's survival columns: after days 1..3, then at the 
 def role_table(config: SimConfig, stats: Stats) -> TableData:
     """Per dealt card: seats, win rate with its interval, and the share alive after each of the first days."""
     roles = stats.roles()
-    cols = ["card dealt", "seats", "win rate", "95% interval"]
+    cols = ["card dealt", "seats", "win rate", "95% interval (by game)"]
     cols += [f"alive after day {k}" for k in range(1, SURVIVAL_DAYS + 1)] + ["alive at the end"]
     table = TableData("each role: wins and survival", cols,
-                      note="a seat wins when its side wins; a game over before a day counts its living as alive")
+                      note="a seat wins when its side wins; the interval counts games, not seats (the seats dealt "
+                           "one card in a game win or lose together: clustered by game); a game over before a day "
+                           "counts its living as alive")
     for role in _role_order(config, list(roles)):
         r = roles[role]
         alive = r["alive_after_day"]
@@ -193,6 +203,7 @@ def power_table(stats: Stats) -> TableData:
 def print_report(console: Console, config: SimConfig, stats: Stats, elapsed: float | None = None,
                  startup: float = 0.0) -> None:
     console.print(headline(config, stats, elapsed, startup), style="bold", soft_wrap=True)
+    console.print(agents_note(config.players_label()), style="dim", soft_wrap=True)
     for table in tables(config, stats):
         console.print(table.rich())
 
@@ -214,6 +225,7 @@ def write_out(path: str, config: SimConfig, stats: Stats, elapsed: float | None 
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(["section", "name", "count", "rate", "ci95_low", "ci95_high"])
+        w.writerow(["agents", config.players_label(), "", "", "", ""])
         for row in csv_rows(doc["stats"]):
             w.writerow(row)
 
@@ -287,7 +299,12 @@ def figure_png(fig: Any) -> bytes:
 
 def title(text: str, width: int = 100) -> str:
     """A chart's title wrapped onto as many lines as it needs: never cut (a deck's cards may break after a comma)."""
-    return "\n".join(textwrap.wrap(text.replace(",", ", "), width=width, break_on_hyphens=False))
+    return "\n".join(textwrap.wrap(breakable(text), width=width, break_on_hyphens=False))
+
+
+def breakable(text: str) -> str:
+    """A space after each comma between a deck's cards (a line may break there), none in a number: 1,000."""
+    return re.sub(r"(?<!\d),(?! )|,(?!\d{3}(?!\d))(?! )", ", ", text)
 
 
 TEAM_COLOURS = {"wolves": "#b2182b", "village": "#2166ac", "(nobody)": "#999999"}

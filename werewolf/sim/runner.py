@@ -142,7 +142,8 @@ _PLAIN_POWERS = {"claw": "white_wolf_king_claw", "swapped": "magician_swap", "dr
                  "charmed": "piper_charm", "infect": "wolf_father_infect", "cursed": "curse", "shielded": "shield",
                  "reveal": "idiot_reveal", "bomb": "bomber_bomb", "thief_keeps": "thief_kept_own_card",
                  "ban": "scapegoat_ban", "servant": "devoted_servant"}
-_BADGE = {"vote": "sheriff_elected", "passed": "badge_passed", "torn": "badge_torn"}
+_BADGE = {"vote": "sheriff_elected", "sole candidate": "sheriff_elected", "passed": "badge_passed",
+          "torn": "badge_torn"}
 
 
 def _day_of(phase: str) -> int:

@@ -18,18 +18,44 @@ Z95 = 1.959963984540054  # the two-sided 95% normal quantile
 MAX_ERROR_SAMPLES = 5
 
 
-def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of a proportion ``k / n`` (``(0, 1)`` when ``n`` is 0)."""
+def wilson(k: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a proportion ``k / n`` (``(0, 1)`` when ``n`` is 0).
+
+    ``k`` and ``n`` may be effective counts (``clustered``), not whole numbers."""
     if n <= 0:
         return 0.0, 1.0
     p = k / n
     z2 = z * z
     denom = 1 + z2 / n
     centre = (p + z2 / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
-    lo = 0.0 if k == 0 else max(0.0, centre - half)
-    hi = 1.0 if k == n else min(1.0, centre + half)
+    half = z * math.sqrt(max(0.0, p * (1 - p)) / n + z2 / (4 * n * n)) / denom
+    lo = 0.0 if k <= 0 else max(0.0, centre - half)
+    hi = 1.0 if k >= n else min(1.0, centre + half)
     return lo, hi
+
+
+def clustered(k: int, n: int, k2: int, n2: int, kn: int, clusters: int, z: float = Z95
+              ) -> tuple[float, float, float]:
+    """A proportion of trials that come in clusters (seats in games), its interval, and the design effect.
+
+    ``k`` successes of ``n`` trials in ``clusters`` clusters; ``k2``, ``n2``, ``kn``: the sums over the
+    clusters of k_g², n_g² and k_g·n_g. The seats of one game are no independent trials (the three villagers
+    of a game all win or all lose), so the variance of the ratio k/n is the ratio estimator's with the games as
+    the units: G/(G-1) · Σ(k_g - p·n_g)² / n². The interval is Wilson's at the effective number of trials
+    p(1-p)/variance (never more than ``n``); the design effect is n over that. With no spread to measure
+    (p is 0 or 1, or one cluster), one trial per cluster: the most a game can be worth.
+    """
+    if n <= 0:
+        return 0.0, 0.0, 1.0
+    p = k / n
+    resid = k2 - 2 * p * kn + p * p * n2
+    var = clusters / (clusters - 1) * resid / (n * n) if clusters > 1 else 0.0
+    if var > 0 and 0 < p < 1:
+        n_eff = min(float(n), p * (1 - p) / var)
+    else:
+        n_eff = float(min(n, max(1, clusters)))
+    lo, hi = wilson(p * n_eff, n_eff, z)
+    return lo, hi, n / n_eff
 
 
 def team_order(team: str) -> tuple[int, str]:
@@ -41,7 +67,8 @@ class Stats:
     """The statistics of a set of games (see the module docstring)."""
 
     __slots__ = ("games", "wins", "draws", "days", "deaths", "fired", "fired_games", "endings", "decisions",
-                 "errors", "error_samples", "role_seats", "role_wins", "role_deaths", "powers", "power_games")
+                 "errors", "error_samples", "role_seats", "role_wins", "role_deaths", "powers", "power_games",
+                 "role_games", "role_n2", "role_k2", "role_kn")
 
     def __init__(self) -> None:
         self.games = 0
@@ -60,6 +87,12 @@ class Stats:
         self.role_deaths: Counter[tuple[str, int]] = Counter()  # (dealt card, day of death) -> seats
         self.powers: Counter[str] = Counter()  # power or rule choice -> times used
         self.power_games: Counter[str] = Counter()  # power or rule choice -> games where it was used
+        # per dealt card, over the games: how many dealt it, and the sums of n_g², k_g², k_g·n_g (n_g: seats of
+        # game g dealt it, k_g: those of them that won), for an interval that counts games, not seats (clustered)
+        self.role_games: Counter[str] = Counter()
+        self.role_n2: Counter[str] = Counter()
+        self.role_k2: Counter[str] = Counter()
+        self.role_kn: Counter[str] = Counter()
 
     # -- adding ------------------------------------------------------------------
     def add(self, teams: Iterable[str], days: int, causes: Iterable[str], fired: Iterable[str],
@@ -82,12 +115,22 @@ class Stats:
         if ending:
             self.endings[ending] += 1
         self.decisions += decisions
+        dealt: Counter[str] = Counter()
+        winners: Counter[str] = Counter()
         for role, won, died in seats:
-            self.role_seats[role] += 1
+            dealt[role] += 1
             if won:
-                self.role_wins[role] += 1
+                winners[role] += 1
             if died:
                 self.role_deaths[role, died] += 1
+        for role, n in dealt.items():
+            k = winners[role]
+            self.role_seats[role] += n
+            self.role_wins[role] += k
+            self.role_games[role] += 1
+            self.role_n2[role] += n * n
+            self.role_k2[role] += k * k
+            self.role_kn[role] += k * n
         powers = list(powers)
         if powers:
             self.powers.update(powers)
@@ -115,6 +158,10 @@ class Stats:
         self.role_deaths.update(other.role_deaths)
         self.powers.update(other.powers)
         self.power_games.update(other.power_games)
+        self.role_games.update(other.role_games)
+        self.role_n2.update(other.role_n2)
+        self.role_k2.update(other.role_k2)
+        self.role_kn.update(other.role_kn)
         return self
 
     # -- reading -----------------------------------------------------------------
@@ -146,7 +193,8 @@ class Stats:
         return max(self.days)
 
     def roles(self) -> dict[str, dict[str, Any]]:
-        """Per dealt card: seats, win rate (Wilson 95%), and the share of its seats alive at the end of each day.
+        """Per dealt card: seats, win rate with its 95% interval counted by game (``role_interval``), and the share
+        of its seats alive at the end of each day.
 
         A seat of a game that ended before day ``d`` counts as alive at the end of day ``d`` (it never died).
         Rows in the deck's order is the caller's business: here, by name.
@@ -156,15 +204,22 @@ class Stats:
         for role in sorted(self.role_seats):
             n = self.role_seats[role]
             k = self.role_wins[role]
-            lo, hi = wilson(k, n)
+            lo, hi, deff = self.role_interval(role)
             dead = 0
             alive: list[float] = []
             for day in range(1, last + 1):
                 dead += self.role_deaths[role, day]
                 alive.append((n - dead) / n if n else 0.0)
             out[role] = {"seats": n, "wins": k, "win_rate": k / n if n else 0.0, "ci95": [lo, hi],
+                         "games": self.role_games[role], "design_effect": deff,
                          "alive_after_day": alive, "alive_at_end": (n - dead) / n if n else 0.0}
         return out
+
+    def role_interval(self, role: str, z: float = Z95) -> tuple[float, float, float]:
+        """The 95% interval of the win rate of the seats dealt ``role``, with the games as the units (``clustered``),
+        and its design effect (how many seats a game's worth of information is spread over)."""
+        return clustered(self.role_wins[role], self.role_seats[role], self.role_k2[role], self.role_n2[role],
+                         self.role_kn[role], self.role_games[role], z)
 
     def power_table(self) -> dict[str, dict[str, Any]]:
         """Per power or rule choice: times used, per game, and the share of games it was used in."""
