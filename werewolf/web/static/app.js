@@ -141,7 +141,7 @@ function summary(names) {
 
 // -- a room ------------------------------------------------------------------------------------
 const S = { room: null, host: null, player: null, ws: null, view: null, retry: 0, closed: false,
-            picked: new Set(), revealed: false, sending: false, draft: "", link: null, askedFull: false };
+            picked: new Set(), revealed: null, sending: false, draft: "", link: null, askedFull: false };
 
 async function roomPage(room) {
   S.room = room;
@@ -352,12 +352,15 @@ function renderGame(v) {
   const parts = [];
   if (v.game_over && t.result) parts.push(resultCard(v, t), seriesCard(v));  // lobby.js: play again
   parts.push(speechClock(v));  // lobby.js: the speaker's time, on every phone
+  keepCovered(v, t);
   const covered = isCovered(v);
   if (v.seat !== null) {
     parts.push(roleCard(v, t));
     if (v.discussion && t.discussion) parts.push(talkCard(v, t.discussion));
     if (!v.game_over) parts.push(speakingCard(v));
-    const woken = v.awake && !v.pending && !v.pack ? awakeCard(v, t) : null;  // the pack's card stays (pack.js)
+    const after = lingering(v, t);
+    const woken = v.awake && !v.pending && !v.pack ? awakeCard(v, t)  // the pack's card stays (pack.js)
+      : after ? answeredCard(v, t, after) : null;
     if (covered && !v.game_over) parts.push(coverCard());
     else if (woken) parts.push(woken);
     else if (!v.game_over) parts.push(decisionCard(v, t));
@@ -365,7 +368,12 @@ function renderGame(v) {
     parts.push(moderatorCard(v, t));
     if (v.discussion && t.discussion) parts.push(talkCard(v, t.discussion));
   }
-  if (!covered && v.seat !== null) parts.push(interruptCard(v, t), packChatCard(v, t));  // pack.js
+  if (!covered && v.seat !== null) {  // pack.js; an armed button comes first, in plain sight
+    const armed = (v.interrupts || []).some((x) => x.armed);
+    parts.splice(armed ? 1 + parts.findIndex((p) => p && p.id === "role") : parts.length, 0,
+                 interruptCard(v, t));
+    parts.push(packChatCard(v, t));
+  }
   if (!covered) parts.push(logCard(v, t));
   parts.push(seatsCard(v.room, v.seat));
   const focused = document.activeElement && document.activeElement.id === "speech" ? true : false;
@@ -373,14 +381,63 @@ function renderGame(v) {
   if (focused) { const s = document.getElementById("speech"); if (s) { s.focus(); } }
 }
 
-// Face to face, a glance at a phone must not show a wolf: until its holder taps, the screen hides the
-// role card, what there is to do and the log alike (one tap shows them all, another hides them).
+// A glance at a phone must not show a wolf: while covered, the screen hides the role card, what there is
+// to do (the pack's card and chat, the any-moment buttons) and the log alike; one tap shows them all, a tap
+// on the role card hides them again. Face to face the phone starts covered and covers itself again at every
+// "close your eyes" and whenever it has nothing secret to ask (keepCovered); online, where the player is
+// alone with the phone, it starts uncovered and stays as its holder leaves it. Only this page changes: the
+// server pushes the same updates, covered or not.
+function isRevealed(v) {
+  return S.revealed === null ? v.room.mode !== "face_to_face" : S.revealed;
+}
+
 function isCovered(v) {
-  return v.seat !== null && !S.revealed && v.room.mode === "face_to_face" && !v.game_over;
+  return v.seat !== null && !isRevealed(v) && !v.game_over;
+}
+
+function reveal(on) {
+  S.revealed = on;
+  clearTimeout(S.idleCover);
+  if (on && S.view && S.view.room.mode === "face_to_face" && !secretAsk(S.view, S.view.text || {})) {
+    S.idleCover = setTimeout(() => { S.revealed = false; if (S.view) render(); }, IDLE_COVER_MS);
+  }
+  render();
+}
+
+const IDLE_COVER_MS = 20000;  // face to face, a phone shown with nothing to ask covers itself after this
+
+// What the seat is asked now that a glance must not see: its own decisions (not the all-day buttons), its
+// role's night step (asked or only woken, and its result), the pack's knife. "": nothing.
+function secretAsk(v, t) {
+  if (v.seat === null || v.game_over) return "";
+  if (v.pack) return `pack:${v.phase}`;
+  if (v.awake) return `awake:${v.phase}:${v.awake.step}`;
+  const after = lingering(v, t);
+  if (after) return `awake:${after.step}`;
+  const asks = (t.decisions || []).filter((d) => !d.interrupt);
+  return asks.length ? `ask:${v.phase}:${asks.map((d) => d.act + (d.part || "")).join(",")}` : "";
+}
+
+// Face to face: the cover comes back by itself when the seat's step ends ("close your eyes"), when its
+// turn is over, and when the phase changes; an idle phone shown for a while covers itself too.
+function keepCovered(v, t) {
+  const ask = secretAsk(v, t);
+  const before = S.ask === undefined ? ask : S.ask;
+  const phase = S.askPhase;
+  S.ask = ask;
+  S.askPhase = v.phase;
+  if (v.room.mode !== "face_to_face" || v.seat === null || !S.revealed) return;
+  // Covered again: the phase changed, nothing is asked any more, or a night step (its card, the pack's
+  // knife) was closed. Not when an answer turns the card into its result, nor between two asks of a turn.
+  const closed = /^(awake|pack):/.test(before) && ask !== before;
+  if ((phase !== undefined && phase !== v.phase) || (before && !ask) || closed) {
+    S.revealed = false;
+    clearTimeout(S.idleCover);
+  } else if (ask) clearTimeout(S.idleCover);
 }
 
 function coverCard() {
-  return el("section", { class: "card cover", id: "cover", role: "button", onclick: () => { S.revealed = true; render(); } },
+  return el("section", { class: "card cover", id: "cover", role: "button", onclick: () => reveal(true) },
     el("h2", { text: ui("cover") }), el("p", { class: "hint", text: ui("cover_hint") }));
 }
 
@@ -438,12 +495,13 @@ function logLine(e, s, room) {
 }
 
 function roleCard(v, t) {
-  const card = el("section", { class: "card role " + (S.revealed ? "open" : "closed"), id: "role",
-    onclick: () => { S.revealed = !S.revealed; render(); } });
+  const open = isRevealed(v);
+  const card = el("section", { class: "card role " + (open ? "open" : "closed"), id: "role",
+    onclick: () => reveal(!open) });
   card.append(el("div", { class: "role-head" }, el("span", { text: ui("role") }),
     el("span", { class: "seat-tag", text: `${t.seat || ""} ${seatName(v.room, v.seat)}` })));
   if (!t.role) return card;
-  if (S.revealed) {
+  if (open) {
     card.append(el("h2", { text: t.role.name }), el("p", { text: t.role.description }),
       el("p", { class: "muted", text: t.role.side }), el("p", { class: "hint", text: ui("hide") }));
   } else {
@@ -452,15 +510,84 @@ function roleCard(v, t) {
   return card;
 }
 
-// The night step of this seat's role, played out although it asks nothing (a witch with no potion left):
-// shown as a judge shows it, with one button that only puts the card away on this phone.
+// The night step of this seat's role once it asks nothing more: played out although it asked nothing (a
+// witch with no potion left), shown as a judge shows it, with one button that only puts the card away on
+// this phone; or answered, and then the answer and what it told this seat (the seer's verdict) stay on the
+// card until the step ends. Both come from this seat's own view: its own move and its own events.
 function awakeCard(v, t) {
   const step = `${v.phase}:${v.awake.step}`;
   if (S.awakeDone === step) return null;
+  const done = answeredIn(v, step);
+  if (done) return answeredCard(v, t, done);
   return el("section", { class: "card decide", id: "awake" },
-    el("h2", { text: ui("awake") }), el("p", { class: "prompt", text: ui("awake_nothing") }),
-    el("div", { class: "options" }, el("button", { class: "big", id: "awake-ok", text: ui("awake_ok"),
-      onclick: () => { S.awakeDone = step; render(); } })));
+    el("h2", { text: ui("awake") }), el("p", { class: "prompt", text: ui("awake_nothing") }), awakeOk(v, step));
+}
+
+function awakeOk(v, step) {
+  return el("div", { class: "options" }, el("button", { class: "big", id: "awake-ok", text: ui("awake_ok"),
+    onclick: () => { S.awakeDone = step; if (v.room.mode === "face_to_face") reveal(false); else render(); } }));
+}
+
+// The answer and what it told: shown while the step lasts, and at least RESULT_MS once shown (a step
+// answered late ends at once), unless its holder puts it away.
+const RESULT_MS = 6000;
+
+function answeredCard(v, t, done) {
+  if (!done.until) {
+    done.until = Date.now() + RESULT_MS;
+    setTimeout(() => { if (S.view) render(); }, RESULT_MS + 50);
+  }
+  const told = (t.events || []).slice(done.at).map((x, i) => [x, v.events[done.at + i]]).filter(([x]) => x);
+  return el("section", { class: "card decide answered", id: "answered" },
+    el("h2", { text: ui("answered") }),
+    done.moves.map((m) => el("p", { class: "prompt your-answer", text: `${m.title} · ${m.label}` })),
+    told.length ? el("ul", { class: "told", id: "told" }, told.map(([x, e]) =>
+      el("li", { class: "ev-" + ((e && e.type) || ""), text: logLine(e || {}, x, v.room) }))) : null,
+    awakeOk(v, done.step));
+}
+
+// The step's answer still on show after the step ended (see answeredCard), while nothing else is asked.
+function lingering(v, t) {
+  const a = S.answered;
+  if (!a || a.phase !== v.phase || v.pack || v.awake || (t.decisions || []).some((d) => !d.interrupt)) return null;
+  if (a.step === undefined) {  // answered so late that the step ended with it: shown all the same
+    if (!/^night/.test(v.phase) || Date.now() > a.time + RESULT_MS) return null;
+    a.step = `${v.phase}:answered`;
+    a.until = a.time + RESULT_MS;
+    setTimeout(() => { if (S.view) render(); }, RESULT_MS + 50);
+  }
+  if (!a.until || S.awakeDone === a.step || Date.now() >= a.until) return null;
+  return a;
+}
+
+// This seat's answers in the night step ``step`` (its moves' words and where its view's events stood then):
+// recorded by act(), tied to the step it belongs to the first time that step shows as answered.
+function answeredIn(v, step) {
+  const a = S.answered;
+  if (!a || a.phase !== v.phase) return null;
+  if (a.step === undefined) a.step = step;
+  return a.step === step ? a : null;
+}
+
+function remember(move) {
+  const v = S.view;
+  if (!v || v.seat === null) return;
+  const t = v.text || {};
+  const same = JSON.stringify(move);
+  let words = null;
+  for (const d of t.decisions || []) {
+    const o = (d.options || []).find((x) => JSON.stringify(x.move) === same);
+    if (o) { words = { title: d.title, label: optionLabel(v, o) }; break; }
+  }
+  if (!words) {  // a seat picker's choice (several seats): the act's name and the seats
+    const d = (t.decisions || []).find((x) => x.act === move.act);
+    const seats = Object.values(move).find((x) => Array.isArray(x));
+    if (!d) return;
+    words = { title: d.title, label: seats ? seats.map((n) => seatText(v.room, n)).join(", ") : d.title };
+  }
+  const a = S.answered && S.answered.phase === v.phase && S.answered.step === undefined ? S.answered : null;
+  S.answered = { phase: v.phase, at: a ? a.at : (v.events || []).length, moves: (a ? a.moves : []).concat([words]),
+                 time: Date.now() };
 }
 
 function decisionCard(v, t) {
@@ -579,7 +706,12 @@ async function act(move) {
   if (S.sending) return;
   S.sending = true;
   document.querySelectorAll("#decide button").forEach((b) => { b.disabled = true; });
-  try { await api("POST", `/api/rooms/${S.room}/act`, move, S.player); }
+  try {
+    const before = S.answered;
+    remember(move);
+    try { await api("POST", `/api/rooms/${S.room}/act`, move, S.player); }
+    catch (err) { S.answered = before; throw err; }
+  }
   catch (err) { toast(err.message); render(); }
   finally { S.sending = false; }
 }

