@@ -121,3 +121,38 @@ def test_online_hiding_the_role_card_hides_the_pack_its_chat_and_the_self_destru
     page.click("#cover")
     page.wait_for_selector("#pack-picks")
     page.context.close()
+
+
+def test_a_self_destruct_is_armed_by_a_second_tap_shown_plainly_and_taken_back(browser: Any,
+                                                                            server: Server) -> None:
+    page = phone(browser, "en")
+    r = room(server, seed=3, bots=list(range(2, 10)))  # seat 1: a werewolf
+    join(page, server, r, "Ann")
+    start(server, r)
+    button = "#interrupts button.interrupt"
+    page.wait_for_selector(button)
+
+    def armed() -> Any:
+        view = httpx.get(f"{server.url}/api/rooms/{r['room']}/view",
+                         headers={"Authorization": "Bearer " + page.evaluate("S.player")}).json()
+        return view["interrupts"][0]["armed"]
+
+    page.click(button)  # one tap arms nothing: it asks for another
+    page.wait_for_selector(f"{button}.confirming")
+    assert armed() is None and page.locator("#armed").count() == 0
+    shot(page, "live-arm-confirm-en")
+    page.wait_for_selector(f"{button}:not(.confirming)")  # left alone, the question goes away
+    assert armed() is None
+    page.click(button)
+    page.click(f"{button}.confirming")  # the second tap arms it
+    page.wait_for_selector("#armed #disarm")
+    until(armed, why="the intent stored")
+    # Armed, it is said in red above everything but the role card.
+    order = page.evaluate("[...document.querySelectorAll('#app > section')].map((s) => s.id)")
+    assert order.index("interrupts") == order.index("role") + 1, order
+    page.evaluate("window.scrollTo(0, 0)")
+    shot(page, "live-armed-en")
+    page.click("#disarm")
+    page.wait_for_selector("#armed", state="detached")
+    until(lambda: armed() is None, why="the intent taken back")
+    page.context.close()
