@@ -51,7 +51,7 @@ def involves(e: Event, seat: int) -> bool:
     return False
 
 
-PACK_WORDS = ("title", "hint", "none", "ready", "bot", "confirm", "chat", "say", "send", "you")
+PACK_WORDS = ("title", "hint", "none", "ready", "bot", "confirm", "chat", "say", "send", "you", "split")
 
 BYSTANDER = 0  # a viewer no event names: a seated player's narration of an event that is not about them
 

@@ -39,6 +39,8 @@ function packPanel(v, t, d) {
       marks.length ? el("em", { text: marks.join(" · ") }) : null));
   }
   box.append(list);
+  // Confirmed picks that differ end nothing yet: the pack is told to agree before the time is up.
+  if (v.pack_split && words.split) box.append(el("p", { class: "pack-split", id: "pack-split", role: "alert", text: words.split }));
   if (!d) return box;
   // Alone among bots, a person's pick is the pack's: one tap. With other people, a tap shows the pick to
   // them and "confirm" makes it final (until changed again).
