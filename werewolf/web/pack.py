@@ -8,8 +8,9 @@ only if the named seats agree (``werewolf.rulesets.daynight.night.pack``). A roo
 view, field ``pack``: seat -> target or null) and which may change until every person of the pack has
 confirmed the same pick (``/act`` with ``kill``, or ``/pick`` with ``confirm``), or until the decision's time
 is up (each person's current pick is then the answer; no pick, the decision's default). People who confirmed
-different picks are warned (view field ``pack_split``) and may still agree until then: a split confirmed at
-once does not end the knife empty. Then the people's picks go to
+different picks are warned (view field ``pack_split``, as soon as a pick differs from a confirmed one) and,
+in a room with a decision time, may still agree until it is up: a split confirmed at once does not end the
+knife empty (with no time limit, the last confirmation gives the picks as they are). Then the people's picks go to
 the engine, and the bots follow them: a bot voice names the pick most of the people chose ("nobody" is a
 pick too; a tie: the pick of the lowest seat among them), or, while no person has picked yet, its own choice. An all-bot
 pack answers as it always did. Online, the voices may talk in a pack chat (``/pack_chat``).
@@ -212,7 +213,9 @@ def pick(room: Room, seat: int, target: Any, confirm: bool) -> None:
         st.ready.discard(seat)
     st.bump([d.seat for d in request])
     humans = people(room, request)
-    if all(d.seat in st.ready for d in humans) and not split(room, humans):
+    # Split, the knife waits for the pack to agree until the decision's time is up; a room with no time
+    # limit has no such end (a stubborn pack would hold the table for ever): there it falls as confirmed.
+    if all(d.seat in st.ready for d in humans) and (room.timeout <= 0 or not split(room, humans)):
         for d in humans:
             if not _answered(room, d):
                 room.game.answer_value(d, st.picks.get(d.seat))
