@@ -8,6 +8,7 @@ Screenshots of a phone (390×844) in English and Chinese go to artifacts/screens
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -156,3 +157,46 @@ def test_a_self_destruct_is_armed_by_a_second_tap_shown_plainly_and_taken_back(b
     page.wait_for_selector("#armed", state="detached")
     until(lambda: armed() is None, why="the intent taken back")
     page.context.close()
+
+
+RESULT_SEEN = """
+window.__resultAt = null;
+document.addEventListener("DOMContentLoaded", () => {
+  new MutationObserver(() => {
+    if (window.__resultAt === null && document.getElementById("result")) window.__resultAt = Date.now();
+  }).observe(document.body, { childList: true, subtree: true });
+});
+"""
+
+
+def test_face_to_face_the_end_waits_for_the_voice_on_every_screen(browser: Any, server: Server) -> None:
+    from .test_browser import play_until
+    from .test_voice_browser import STUB
+
+    import random
+
+    r = room(server, seed=4, bots=[2, 3, 4], mode="face_to_face", ruleset="onuw", deck="onuw4",
+             options={"discussion_seconds": 60})
+    table = phone(browser, "en")
+    table.context.add_init_script(STUB)
+    table.context.add_init_script(RESULT_SEEN)
+    table.context.add_init_script(f"localStorage.setItem('ww:{r['room']}:host', {r['host_token']!r})")
+    table.goto(f"{server.url}/r/{r['room']}")
+    table.click("#moderator #voice")
+    table.wait_for_selector("#moderator #voice-pause")
+    ann = phone(browser, "en")
+    ann.context.add_init_script(RESULT_SEEN)
+    join(ann, server, r, "Ann")
+    start(server, r)
+    play_until([ann], random.Random(3), lambda: ann.locator("#result").count() > 0, 120, "the game did not end")
+    table.wait_for_selector("#result")
+    said = table.evaluate("window.__spokenLog")
+    over = next(x for x in said if re.search(r"\bwins?\b|Nobody wins", x["text"]))
+    exile = next(x for x in said if x["n"] < over["n"] and re.search(r"executed|exiled|Nobody is", x["text"]))
+    # Neither screen showed the end before the voice began saying it (and the exile before that).
+    for page in (ann, table):
+        assert page.evaluate("window.__resultAt") >= exile["at"], (page.evaluate("window.__resultAt"), exile)
+        assert page.evaluate("window.__resultAt") >= over["at"] - 50, (page.evaluate("window.__resultAt"), over)
+    shot(ann, "live-end-after-voice-en")
+    for p in (table, ann):
+        p.context.close()

@@ -335,8 +335,9 @@ class Room:
 
     # -- what is out: the pacer's part of the game -----------------------------------------
     def shown(self) -> Sequence[Event]:
-        """The game's events released so far (every view is made of these only)."""
-        return self.pacer.shown(self.game.events)
+        """The game's events released so far (every view is made of these only); face to face, those the
+        voice has said (``Voice.said``)."""
+        return self.voice.said(self.pacer.shown(self.game.events), self.clock())
 
     def settled(self) -> bool:
         return self.pacer.settled(self.game.events)
@@ -393,7 +394,8 @@ class Room:
             sight = self.sight(seat)
             role = sight.role
             decisions = self.pending(seat) if seat is not None else []
-            result = self.game.result if self.over() else None
+            # The end once every event is out (face to face: once the voice says it), to everyone alike.
+            result = self.game.result if self.over() and len(self.shown()) == len(self.game.events) else None
             out = {"seat": seat, "role": role, "phase": self.phase(),
                    "pending": [o for d in decisions for o in d.options()] or None,
                    "decisions": [d.describe() for d in decisions] or None,
@@ -1014,7 +1016,9 @@ class Hub:
             self.check_open(room)
             if room.rec.mode != "face_to_face":
                 raise ApiError(409, "this room is played online: it has no moderator voice")
-            if room.status == "lobby":  # switched on before the start: it leads from the first line
+            # Switched on before the start: it leads from the first line. Or the game is over and the voice
+            # says its end: the screens show the end as it is said (``Voice.said``); nothing more to store.
+            if room.status in ("lobby", "over"):
                 room.voice.hear(ack, self.clock())
                 room.changed()
                 return

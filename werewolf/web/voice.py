@@ -120,6 +120,8 @@ class Voice:
 
     def _reset(self) -> None:
         self._fixed: list[Line] = []  # the lines of the events scanned so far
+        self._at: list[int] = []  # for each of them, the event it comes with (its index in the game's log)
+        self._shown = 0  # the events the phones were shown so far (``said``: it never goes back)
         self._scanned = 0
         self._open: dict[str, Any] | None = None  # a step whose close is not yet said
 
@@ -190,7 +192,28 @@ class Voice:
                     self._fixed.append(Line(j))
             else:
                 self._fixed.append(Line(j))
+            self._at.extend([i] * (len(self._fixed) - len(self._at)))
         self._scanned = max(self._scanned, released)
+
+    def said(self, events: Sequence[Event], now: float) -> Sequence[Event]:
+        """The released ``events`` the screens may show: face to face, while the device leads the table,
+        only those the voice has said or is saying (the line after the last one heard), with the private
+        events that came before the next line; so the phones and the moderator screen never show an event,
+        the game's end above all, before the voice says it. The cut is made of the public script alone and
+        is the same for every seat; it never moves back (a voice switched on mid-game starts a little back)."""
+        if not self.face_to_face:
+            return events
+        stalled = not self.paused and self.behind_since is not None and now >= self.behind_since + STALL
+        if self.present(now) and not stalled:
+            if self._scanned > len(events):  # the room was put back: start again
+                self._reset()
+            self._scan(self.room.game.events, len(events))
+            nxt = self.heard + 1  # the line after the one being said
+            cut = self._at[nxt] if nxt < len(self._at) else len(events)
+        else:
+            cut = len(events)
+        self._shown = min(max(self._shown, cut), len(events))
+        return events if self._shown >= len(events) else events[:self._shown]
 
     # -- the device -----------------------------------------------------------------------------
     def present(self, now: float) -> bool:
