@@ -200,3 +200,34 @@ def test_face_to_face_the_end_waits_for_the_voice_on_every_screen(browser: Any, 
     shot(ann, "live-end-after-voice-en")
     for p in (table, ann):
         p.context.close()
+
+
+def test_the_one_night_result_shows_the_table_at_dawn_the_centre_and_why(browser: Any, server: Server) -> None:
+    import random
+
+    from .test_browser import play_until
+
+    for lang, centre, why in (("en", "Centre cards", "Why"), ("zh-Hans", "中央的牌", "胜负原因")):
+        page = phone(browser, lang)
+        r = room(server, seed=4, bots=[2, 3, 4], ruleset="onuw", deck="onuw4", lang=lang,
+                 options={"discussion_seconds": 60})
+        join(page, server, r, "Ann")
+        start(server, r)
+        # Before the end, nothing of it: no dealt cards, no centre.
+        assert page.locator("#final-table, #centre").count() == 0
+        play_until([page], random.Random(5), lambda page=page: page.locator("#result").count() > 0, 120,
+                   "the game did not end")
+        page.wait_for_selector("#final-table")
+        rows = page.locator("#final-table tr[data-seat]")
+        assert rows.count() == 4
+        assert page.locator("#final-table th").count() == 4  # seat, name, dealt, at dawn
+        assert page.inner_text("#centre").startswith(centre)
+        assert len(page.inner_text("#centre").split("·")) == 3  # the three centre cards
+        assert page.inner_text("#why-won").startswith(why)
+        log = httpx.get(f"{server.url}/api/rooms/{r['room']}/log").json()
+        dead = {e["seat"] for e in log["events"] if e["type"] == "death"}
+        for s in dead:  # the dead are marked
+            assert "✝" in page.inner_text(f"#final-table tr[data-seat='{s}']")
+        page.locator("#result").scroll_into_view_if_needed()
+        shot(page, f"live-onenight-result-{lang}")
+        page.context.close()

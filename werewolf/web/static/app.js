@@ -775,11 +775,33 @@ function resultCard(v, t) {
     el("p", { class: "winners", text: r.winners }));
   if (r.you) card.append(el("p", { class: "you " + (v.game_over.seats.includes(v.seat) ? "won" : "lost"),
                                    text: r.you }));
+  // Why the side won: the rule that decided it, from the rule book.
+  const labels = r.labels || {};
+  if (r.why) {
+    card.append(el("div", { class: "why-won", id: "why-won" }, el("b", { text: (labels.why_won || ui("why")) + " " }),
+      el("span", { text: r.why.text }),
+      r.why.quote ? el("p", { class: "muted small", text: `${r.why.book_title} · ${r.why.section}: 「${r.why.quote}」` }) : null));
+  }
+  // The table at the end: every seat's card (as dealt and at dawn where cards moved), who died, the centre.
   if (r.roles.length) {
-    card.append(el("h2", { text: ui("roles") }), el("table", { class: "roles" }, r.roles.map((x) => el("tr", {
-      class: (v.game_over.seats.includes(x.seat) ? "won" : "") + (x.seat === v.seat ? " me" : "") },
-      el("td", { text: String(x.seat) }), el("td", { text: seatName(v.room, x.seat) }),
-      el("td", { text: x.name })))));
+    const dead = deadSeats(v.events);
+    const dealt = r.dealt || null;
+    card.append(el("h2", { text: dealt || r.center ? labels.final_table || ui("roles") : ui("roles") }),
+      el("table", { class: "roles", id: "final-table" },
+        dealt ? el("tr", { class: "head" }, el("th", {}), el("th", {}), el("th", { text: labels.dealt }),
+                   el("th", { text: labels.at_dawn })) : null,
+        r.roles.map((x) => el("tr", {
+          class: (v.game_over.seats.includes(x.seat) ? "won" : "") + (x.seat === v.seat ? " me" : "")
+                 + (dead.has(x.seat) ? " dead" : ""), "data-seat": String(x.seat) },
+          el("td", { text: String(x.seat) }),
+          el("td", { text: seatName(v.room, x.seat) + (dead.has(x.seat) ? ` ✝ ${labels.died || ""}` : "") }),
+          dealt ? el("td", { class: "dealt" + (dealt[String(x.seat)] !== x.name ? " moved" : ""),
+                             text: dealt[String(x.seat)] || "" }) : null,
+          el("td", { text: x.name })))));
+    if (r.center) {
+      card.append(el("p", { class: "centre", id: "centre" }, el("b", { text: labels.centre + ": " }),
+        r.center.join(" · ")));
+    }
   }
   const replay = el("ol", { class: "log replay", id: "replay" });
   card.append(el("button", { class: "big", id: "show-replay", text: ui("full_log"), onclick: async (e) => {
