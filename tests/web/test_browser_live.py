@@ -231,3 +231,51 @@ def test_the_one_night_result_shows_the_table_at_dawn_the_centre_and_why(browser
         page.locator("#result").scroll_into_view_if_needed()
         shot(page, f"live-onenight-result-{lang}")
         page.context.close()
+
+
+def test_the_one_night_discussion_lets_people_speak_freely_and_be_ready_at_any_time(browser: Any,
+                                                                                  server: Server) -> None:
+    r = room(server, seed=4, bots=[3, 4], ruleset="onuw", deck="onuw4", lang="en",
+             options={"discussion_seconds": 300})
+    ann, bo = phone(browser, "en"), phone(browser, "zh-Hant")
+    join(ann, server, r, "Ann")
+    join(bo, server, r, "Bo")
+    start(server, r)
+    def night() -> bool:  # whatever each is asked, the first option, until both are at the discussion
+        for p in (ann, bo):
+            if p.locator("#talk").count() == 0 and p.locator("#decide button.option:enabled").count():
+                p.locator("#decide button.option:enabled").first.click()
+        return all(p.locator("#talk").count() for p in (ann, bo))
+
+    until(night, 60, "the discussion")
+    for p in (ann, bo):
+        p.wait_for_selector("#talk")
+    # Ann speaks twice in a row while Bo has said nothing: she is not made to wait for him.
+    for text in ("I am the seer.", "Seat 2 is the robber."):
+        ann.wait_for_selector("#send-speech:enabled")
+        ann.fill("#speech", text)
+        ann.click("#send-speech")
+        ann.wait_for_selector(f"#log li:has-text('{text}')")
+    ann.wait_for_selector("#send-speech:enabled")
+    assert ann.locator("#ready-to-vote:enabled").count() == 1  # ready may be pressed at any time
+    # Every phone says who has not spoken yet: Bo (the bots had their say at once).
+    for p, you in ((ann, False), (bo, True)):
+        p.wait_for_selector("#silent")
+        silent = p.inner_text("#silent")
+        assert "Bo" in silent and "Ann" not in silent, silent
+    assert "還沒發言" in bo.inner_text("#silent")
+    ann.evaluate("window.scrollTo(0, 0)")
+    shot(ann, "live-talk-free-en")
+    shot(bo, "live-talk-free-zh-Hant")
+    ann.click("#ready-to-vote")
+    bo.wait_for_selector("#ready:has-text('1')")
+    assert bo.locator("#send-speech:enabled").count() == 1
+    bo.fill("#speech", "我是村民。")
+    bo.click("#send-speech")
+    bo.wait_for_selector("#log li:has-text('我是村民。')")
+    bo.wait_for_selector("#ready-to-vote:enabled")
+    bo.click("#ready-to-vote")
+    for p in (ann, bo):  # everyone ready: the vote
+        until(lambda p=p: "vote" in asks(p), 30, "the vote")
+    for p in (ann, bo):
+        p.context.close()

@@ -636,7 +636,8 @@ class Room:
     def bot_round(self) -> bool:
         """The bots answer every decision they owe in the open request; False if they owe none."""
         g = self.game
-        owed = [d for d in g.pending() if d.seat in self.bots and not wolfpack.holds(self, d)]
+        owed = [d for d in g.pending() if d.seat in self.bots and not wolfpack.holds(self, d)
+                and not self.bot_listens(d)]
         if not owed:
             return False
         agents = self.agents()
@@ -662,6 +663,14 @@ class Room:
                     log.warning("room %s: bot at seat %s answered illegally; default taken", self.id, d.seat)
                     g.decline(d)
         return True
+
+    def bot_listens(self, d: Decision) -> bool:
+        """In the one-night discussion everyone may talk freely (each statement's seat is asked again at
+        once): a bot that has had its say keeps its turn open while a person still talks, so that it may
+        answer what is said (an accusation) once the people are ready, instead of being ready at once."""
+        if not _talk(d) or not any(s == d.seat and act == "speak" for s, act, _ in self.game.answers):
+            return False
+        return any(_talk(o) and o.seat not in self.bots for o in self.game.pending())
 
     def snapshot(self) -> tuple[Any, ...]:
         """What a change may touch, to put back if it fails (the game itself is replayed)."""

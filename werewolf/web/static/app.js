@@ -652,14 +652,23 @@ function speakBox(v, d) {
       S.draft = ""; act({ act: "speak", pass: true }); } })));
 }
 
-// The one-night discussion: everyone may talk at once, round after round, until all are ready to vote
-// or the server's clock runs out. Every phone shows the clock and who is ready.
+// The one-night discussion: everyone talks freely (a statement sent, its sender may go on at once) until
+// all are ready to vote or the server's clock runs out. Every phone shows the clock, who is ready, and who
+// has not said a word yet (from the public log: the statements and the ready list are everyone's).
 function talkCard(v, words) {
   const card = el("section", { class: "card talk", id: "talk" }, el("h2", { text: words.title }),
     el("p", { class: "muted", text: words.clock }));
   // Rounded up: the discussion's clock never shows 0:00 while there is time left.
   if (v.discussion.ends) card.append(countdown(v.discussion.ends, "talk-clock", Math.ceil));
   if (words.ready) card.append(el("p", { class: "ready", id: "ready", text: words.ready }));
+  const spoke = new Set(v.events.filter((e) => e.type === "speech" && e.part === "discussion" && e.text)
+    .map((e) => e.seat));
+  const ready = new Set(v.discussion.ready || []);
+  const silent = v.room.seats.map((x) => x.seat).filter((n) => !spoke.has(n) && !ready.has(n));
+  if (silent.length && v.room.mode === "online") {
+    card.append(el("p", { class: "silent", id: "silent" }, el("b", { text: ui("not_spoken") }),
+      silent.map((n) => seatText(v.room, n) + (n === v.seat ? ` (${ui("you")})` : "")).join(", ")));
+  }
   card.append(el("p", { class: "muted small", text: words.waiting }));
   return card;
 }

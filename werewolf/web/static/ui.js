@@ -3,7 +3,7 @@
 "use strict";
 window.UI = {
   en: {
-    answered: "Your answer", disarm: "Take it back (disarm)", arm_again: "Tap again to arm:",
+    not_spoken: "Not heard from yet: ", answered: "Your answer", disarm: "Take it back (disarm)", arm_again: "Tap again to arm:",
     title: "Werewolf", create: "Create a room", ruleset: "Rules", deck: "Deck", bots: "Bots",
     bots_hint: "Bots take the last seats; empty seats can also be filled when the game starts.",
     mode: "Mode", online: "Online (type your speeches)", face_to_face: "Face to face (a spoken moderator)",
@@ -35,7 +35,7 @@ window.UI = {
     replay: "▶ Replay this game, step by step", why: "Why?"
   },
   "zh-Hant": {
-    answered: "你的選擇", disarm: "取消（解除）", arm_again: "再點一次確認：",
+    not_spoken: "還沒發言：", answered: "你的選擇", disarm: "取消（解除）", arm_again: "再點一次確認：",
     title: "狼人殺", create: "建立房間", ruleset: "規則", deck: "板子", bots: "電腦玩家",
     bots_hint: "電腦玩家坐最後幾個位子；開局時也可以讓電腦補滿空位。",
     mode: "模式", online: "線上（打字發言）", face_to_face: "面殺（語音法官）",
@@ -65,7 +65,7 @@ window.UI = {
     replay: "▶ 逐步回放這局遊戲", why: "為什麼？"
   },
   "zh-Hans": {
-    answered: "你的选择", disarm: "取消（解除）", arm_again: "再点一次确认：",
+    not_spoken: "还没发言：", answered: "你的选择", disarm: "取消（解除）", arm_again: "再点一次确认：",
     title: "狼人杀", create: "创建房间", ruleset: "规则", deck: "板子", bots: "电脑玩家",
     bots_hint: "电脑玩家坐最后几个位子；开局时也可以让电脑补满空位。",
     mode: "模式", online: "线上（打字发言）", face_to_face: "面杀（语音法官）",
