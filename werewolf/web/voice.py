@@ -78,8 +78,11 @@ class Line:
         if self.event.get("type") == "ask":
             return t(f"ask.{self.event.get('act')}", lang)
         if not self.close:
+            # A vote is read as its tally, not ballot by ballot (the ballots stay on the screens' log).
+            event = {k: v for k, v in self.event.items() if k != "ballots"} if self.event.get("type") == "votes" \
+                else self.event
             try:
-                return narrate(self.event, lang, None) or ""
+                return narrate(event, lang, None) or ""
             except Exception:  # noqa: BLE001 - a missing message must not stop the voice
                 return ""
         role, code = self.event.get("role"), self.event.get("step")
@@ -285,7 +288,8 @@ class Voice:
         lang = normalize_lang(lang)
         lines = self.lines()
         # Led: from the last line said on (a page that comes back finds its place); not led: the latest ones.
-        start = max(0, min(self.heard, len(lines)) - 1) if self.present_until else max(0, len(lines) - 1 - RECALL)
+        led = self.present(self.room.clock())
+        start = max(0, min(self.heard, len(lines)) - 1) if led else max(0, len(lines) - 1 - RECALL)
         end = min(len(lines), start + AHEAD)
         return {"lines": [{"n": n, "text": lines[n].text(lang)} for n in range(start, end)],
                 "labels": {k: t(f"ui.voice.{k}", lang) for k in LABELS}}

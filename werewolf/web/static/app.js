@@ -303,7 +303,15 @@ function render() {
   fixedBadge(v.room);
   if (v.room.status === "lobby") renderLobby(v); else renderGame(v);
   voiceFeed(v);
-  buzzOnMyTurn(v);
+  if (buzzOnMyTurn(v)) showAsk();
+}
+
+// A new decision drawn above (or below) where the player has scrolled: brought into view.
+function showAsk() {
+  const card = document.querySelector("#decide, #cover, #answered, #awake");
+  if (!card) return;
+  const r = card.getBoundingClientRect();
+  if (r.top < 0 || r.top > window.innerHeight - 80) card.scrollIntoView({ block: "start", behavior: "smooth" });
 }
 
 function renderLobby(v) {
@@ -597,11 +605,14 @@ function decisionCard(v, t) {
     if (v.pack) card.append(packPanel(v, t, null));  // given: the pack's picks until the step ends (pack.js)
     return card;
   }
-  if (v.deadline && !v.discussion) card.append(countdown(v.deadline));
+  // During one's own speech the speech timer (lobby.js) is the one clock (it shows the earlier end).
+  const speaking = v.speaker_deadline && (v.speaking || []).includes(v.seat);
+  if (v.deadline && !v.discussion && !speaking) card.append(countdown(v.deadline));
   for (const d of t.decisions) {
     if (v.discussion && d.part === "discussion") { card.append(talkBox(v, t.discussion)); continue; }
     if (v.pack && d.act === "kill") { card.append(packPanel(v, t, d)); continue; }  // pack.js
     card.append(el("h2", { text: d.title }), el("p", { class: "prompt", text: d.prompt }));
+    if (d === t.decisions[0]) card.append(noAntidote(v, t));
     const only = onlyChoice(d);
     if (only) card.append(only);
     if (d.act === "speak") card.append(speakBox(v, d));
@@ -629,7 +640,26 @@ function onlyChoice(d) {
 function optionLabel(v, o) {
   const target = o.move.target;
   const name = typeof target === "number" && target !== v.seat ? seatName(v.room, target) : "";
-  return name ? `${o.label} · ${name}` : o.label;
+  // A label naming a seat without a target (the antidote on tonight's victim) gets the name added in it.
+  return name ? `${o.label} · ${name}` : withNames(o.label, v.room);
+}
+
+// The witch is shown tonight's victim but offered no antidote: why (from her own view: her own earlier
+// use of it, or the victim being herself), else the rules' plain word.
+function noAntidote(v, t) {
+  const asks = t.decisions || [];
+  if (!asks.some((d) => d.act === "poison" || (d.options || []).some((o) => o.move.act === "poison"))) return null;
+  if (asks.some((d) => d.act === "save" || (d.options || []).some((o) => o.move.act === "save"))) return null;
+  let victim = null;
+  for (let i = v.events.length - 1; i >= 0; i--) {
+    const e = v.events[i];
+    if (e.type === "night") break;
+    if (e.type === "victim" && e.seat === v.seat) { victim = typeof e.target === "number" ? e.target : null; break; }
+  }
+  if (victim === null) return null;
+  const used = v.events.some((e) => e.type === "witch_used" && e.seat === v.seat && e.save !== null && e.save !== undefined);
+  return el("p", { class: "muted small no-antidote", id: "no-antidote",
+                   text: ui(used ? "no_antidote_used" : victim === v.seat ? "no_antidote_self" : "no_antidote") });
 }
 
 function optionButton(v, o) {
@@ -855,11 +885,13 @@ function buzzOnMyTurn(v) {
   const now = asks.length ? `${v.phase}:${asks.map((d) => d.act + (d.part || "")).join(",")}` : "";
   const fresh = now && now !== BUZZ.last;
   BUZZ.last = now;
-  if (!fresh || !buzzOn() || v.seat === null) return;
+  if (!fresh || v.seat === null) return false;
+  if (!buzzOn()) return true;
   window.__buzzes += 1;
   if (navigator.vibrate) navigator.vibrate([120, 80, 120]);
   // Face to face at night a beep would tell the table whose role was just called: vibration only.
   if (!(v.room.mode === "face_to_face" && /^night/.test(v.phase))) beep();
+  return true;
 }
 
 function beep() {
