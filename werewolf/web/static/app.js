@@ -641,7 +641,8 @@ function optionLabel(v, o) {
   const target = o.move.target;
   const name = typeof target === "number" && target !== v.seat ? seatName(v.room, target) : "";
   // A label naming a seat without a target (the antidote on tonight's victim) gets the name added in it.
-  return name ? `${o.label} · ${name}` : withNames(o.label, v.room);
+  if (name || typeof target === "number") return name ? `${o.label} · ${name}` : o.label;
+  return withNames(o.label, v.room);
 }
 
 // The witch is shown tonight's victim but offered no antidote: why (from her own view: her own earlier
