@@ -273,3 +273,24 @@ def test_the_one_night_discussion_lets_people_speak_freely_and_be_ready_at_any_t
         until(lambda p=p: "vote" in asks(p), 30, "the vote")
     for p in (ann, bo):
         p.context.close()
+
+
+def test_a_speech_the_timer_ends_leaves_a_line_in_the_log(browser: Any, server: Server) -> None:
+    page = phone(browser, "en")
+    r = room(server, seed=2, bots=list(range(2, 10)), speech_time=10, timeout=60)  # seat 1: the seer
+    join(page, server, r, "Ann")
+    start(server, r)
+
+    def my_speech() -> bool:  # every other decision: its first option
+        if page.locator("#send-speech:enabled").count():
+            return True
+        options = page.locator("#decide button.option:enabled")
+        if options.count():
+            options.first.click()
+        return False
+
+    until(my_speech, 90, "Ann's speech")
+    assert page.locator("#speech-timer").count() == 1 and page.locator("#decide .deadline").count() == 0
+    page.wait_for_selector("#log li.ev-speech_timeout", timeout=30000)  # she says nothing: time!
+    assert "Seat 1" in page.inner_text("#log li.ev-speech_timeout")
+    page.context.close()

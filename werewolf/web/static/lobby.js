@@ -9,6 +9,7 @@ Object.assign(window.UI.en, {
   move_to: "Move to…", remove: "Remove", swap_with: "swap with", speech_time: "Time for each speech",
   speech_time_hint: "When it runs out, the speech ends; the speaker is warned 15 seconds before.",
   speech_left: "Speech time left", speech_hurry: "Time is almost up!", play_again: "Play again now (same seats)", again_lobby: "Play again: lobby first (change seats)",
+  speech_timeout: "Time! {seat}'s speaking time ran out.",
   games: "Games in this room", game_n: "Game {n}", replay_of: "replay", now_playing: "now",
 });
 Object.assign(window.UI["zh-Hant"], {
@@ -17,6 +18,7 @@ Object.assign(window.UI["zh-Hant"], {
   move_to: "移到…", remove: "移除", swap_with: "互換", speech_time: "每次發言的時間",
   speech_time_hint: "時間到發言即結束；結束前 15 秒提醒發言者。",
   speech_left: "發言剩餘時間", speech_hurry: "時間快到了！", play_again: "馬上再來一局（座位不變）", again_lobby: "再來一局：先回等候室（可換座位）",
+  speech_timeout: "時間到！{seat}的發言時間用完了。",
   games: "本房間的對局", game_n: "第 {n} 局", replay_of: "回放", now_playing: "進行中",
 });
 Object.assign(window.UI["zh-Hans"], {
@@ -25,6 +27,7 @@ Object.assign(window.UI["zh-Hans"], {
   move_to: "移到…", remove: "移除", swap_with: "互换", speech_time: "每次发言的时间",
   speech_time_hint: "时间到发言即结束；结束前 15 秒提醒发言者。",
   speech_left: "发言剩余时间", speech_hurry: "时间快到了！", play_again: "马上再来一局（座位不变）", again_lobby: "再来一局：先回等候室（可换座位）",
+  speech_timeout: "时间到！{seat}的发言时间用完了。",
   games: "本房间的对局", game_n: "第 {n} 局", replay_of: "回放", now_playing: "进行中",
 });
 
