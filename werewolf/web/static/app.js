@@ -838,7 +838,7 @@ function resultCard(v, t) {
   // Why the side won: the rule that decided it, from the rule book.
   const labels = r.labels || {};
   if (r.why) {
-    card.append(el("div", { class: "why-won", id: "why-won" }, el("b", { text: (labels.why_won || ui("why")) + " " }),
+    card.append(el("div", { class: "why-won", id: "why-won" }, el("b", { text: labels.why_won || ui("why") }),
       el("span", { text: r.why.text }),
       r.why.quote ? el("p", { class: "muted small", text: `${r.why.book_title} · ${r.why.section}: 「${r.why.quote}」` }) : null));
   }
@@ -854,7 +854,8 @@ function resultCard(v, t) {
           class: (v.game_over.seats.includes(x.seat) ? "won" : "") + (x.seat === v.seat ? " me" : "")
                  + (dead.has(x.seat) ? " dead" : ""), "data-seat": String(x.seat) },
           el("td", { text: String(x.seat) }),
-          el("td", { text: seatName(v.room, x.seat) + (dead.has(x.seat) ? ` ✝ ${labels.died || ""}` : "") }),
+          el("td", { text: seatName(v.room, x.seat) + (dead.has(x.seat) ? " ✝" : ""),
+                     title: dead.has(x.seat) ? labels.died || "" : null }),
           dealt ? el("td", { class: "dealt" + (dealt[String(x.seat)] !== x.name ? " moved" : ""),
                              text: dealt[String(x.seat)] || "" }) : null,
           el("td", { text: x.name })))));
