@@ -294,3 +294,53 @@ def test_a_speech_the_timer_ends_leaves_a_line_in_the_log(browser: Any, server: 
     page.wait_for_selector("#log li.ev-speech_timeout", timeout=30000)  # she says nothing: time!
     assert "Seat 1" in page.inner_text("#log li.ev-speech_timeout")
     page.context.close()
+
+
+def test_the_witch_is_told_why_she_has_no_antidote(browser: Any, server: Server) -> None:
+    # Seed 8 deals seat 1 the witch and seats 2, 4, 6 the wolves: the wolves are people played by this test
+    # (they kill seat 3, then seat 5); the witch saves on night 1, and night 2 says why there is no antidote.
+    page = phone(browser, "zh-Hant")
+    r = room(server, seed=8, bots=[3, 5, 7, 8, 9], lang="zh-Hant")
+    join(page, server, r, "Ann")
+    wolves = []
+    for name in ("W2", "W4", "W6"):
+        j = httpx.post(f"{server.url}/api/rooms/{r['room']}/join", json={"name": name})
+        assert j.status_code == 200, j.text
+        wolves.append(j.json()["token"])
+    start(server, r)
+    state = {"saved": False}
+
+    def wolves_play() -> None:
+        for token in wolves:
+            h = {"Authorization": "Bearer " + token}
+            v = httpx.get(f"{server.url}/api/rooms/{r['room']}/view", headers=h).json()
+            if not v["pending"]:
+                continue
+            move = v["pending"][-1]  # nobody, abstain, done speaking, do not run...
+            if v["pending"][0]["act"] == "kill":
+                move = {"act": "kill", "target": 3 if v["phase"] == "night1" else 5}
+            httpx.post(f"{server.url}/api/rooms/{r['room']}/act", json=move, headers=h)
+
+    def night_two() -> bool:
+        wolves_play()
+        if page.locator("#no-antidote").count():
+            return True
+        if page.locator("#send-speech:enabled").count():
+            page.click("#send-speech")
+            return False
+        save = page.locator("#decide button.option[data-move*='\"save\"']:enabled")
+        if save.count():
+            assert "3號" in save.first.inner_text()  # the antidote names tonight's victim
+            state["saved"] = True
+            save.first.click()
+            return False
+        options = page.locator("#decide button.option:enabled")
+        if options.count():  # poison nobody, vote, run: the last option (nobody, abstain, do not run)
+            options.last.click()
+        return False
+
+    until(night_two, 120, "the witch's second night")
+    assert state["saved"]
+    assert page.inner_text("#no-antidote") == "今晚沒有解藥可用：你已經用過了。"
+    shot(page, "live-witch-no-antidote-zh-Hant")
+    page.context.close()
