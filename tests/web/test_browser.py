@@ -153,7 +153,7 @@ def test_three_phones_create_join_and_play_a_whole_game(browser: Any, server: Se
         p.wait_for_selector("#role")
     host.wait_for_selector("#role.open h2")  # online the role card is shown from the start (a tap hides it all)
     shot(host, "05-role-card")
-    assert "狼" in others[1].inner_text("#bar") or "夜" in others[1].inner_text("#phase")
+    assert re.search("[夜天]", others[1].inner_text("#phase"))  # in Chinese (all-bot nights may pass at once)
 
     # Find a phone that is asked something and keep its screen.
     deadline = time.time() + 20

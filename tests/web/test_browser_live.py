@@ -317,8 +317,10 @@ def test_the_witch_is_told_why_she_has_no_antidote(browser: Any, server: Server)
             if not v["pending"]:
                 continue
             move = v["pending"][-1]  # nobody, abstain, done speaking, do not run...
-            if v["pending"][0]["act"] == "kill":
-                move = {"act": "kill", "target": 3 if v["phase"] == "night1" else 5}
+            move = next((m for m in v["pending"] if m["act"] == "vote" and m.get("target") == 9), move)
+            if v["pending"][0]["act"] == "kill":  # seat 3 on night 1, then a living villager side seat
+                targets = [m["target"] for m in v["pending"] if m.get("target") not in (None, 1, 2, 4, 6)]
+                move = {"act": "kill", "target": 3 if v["phase"] == "night1" else targets[0]}
             httpx.post(f"{server.url}/api/rooms/{r['room']}/act", json=move, headers=h)
 
     def night_two() -> bool:
@@ -330,12 +332,17 @@ def test_the_witch_is_told_why_she_has_no_antidote(browser: Any, server: Server)
             return False
         save = page.locator("#decide button.option[data-move*='\"save\"']:enabled")
         if save.count():
-            assert "3號" in save.first.inner_text()  # the antidote names tonight's victim
+            if not state["saved"]:
+                assert "3號" in save.first.inner_text()  # the antidote names tonight's victim
             state["saved"] = True
             save.first.click()
             return False
+        exile = page.locator("#decide button.option[data-move*='\"target\":9'][data-move*='\"vote\"']:enabled")
+        if exile.count():  # the four people vote out seat 9 (a bot): the witch lives to night 2
+            exile.first.click()
+            return False
         options = page.locator("#decide button.option:enabled")
-        if options.count():  # poison nobody, vote, run: the last option (nobody, abstain, do not run)
+        if options.count():  # poison nobody, run: the last option (nobody, do not run)
             options.last.click()
         return False
 
