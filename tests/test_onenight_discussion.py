@@ -29,33 +29,53 @@ def asked(g: Game) -> list[tuple[int, str]]:
     return [(d.seat, d.act) for d in g.request]
 
 
-def test_rounds_until_every_seat_is_done_then_the_vote() -> None:
+def test_everyone_speaks_freely_until_every_seat_is_ready_then_the_vote() -> None:
     g = at_discussion()
     assert [e.type for e in g.events[-2:]] == ["day", "discussion"]
     assert asked(g) == [(s, "speak") for s in range(1, 6)]
     assert all(isinstance(d, Speak) and d.part == "discussion" for d in g.request)
     # Answered out of seat order: each statement is said as it is sent (issue 15), in the order sent; the
-    # round's other turns stay open (the very same decisions), and a speaker waits for the next round.
+    # other seats' turns stay open (the very same decisions), and a speaker is asked again at once: to reply
+    # or to say it is ready, without waiting for anyone (issue 26).
     first = list(g.request)
-    for s in (5, 3, 2, 1, 4):
+    order = (5, 3, 2, 1, 4)
+    for k, s in enumerate(order):
         g.answer(s, {"act": "speak", "text": f"seat {s} here" if s in (5, 2, 3) else None})
         said = [e.data["seat"] for e in g.events if e.type == "speech"]
-        assert said == [x for x in (5, 3, 2, 1, 4)[:(5, 3, 2, 1, 4).index(s) + 1] if x in (5, 2, 3)]
+        assert said == [x for x in order[:k + 1] if x in (5, 2, 3)]
         if s != 4:
-            assert g.request == [d for d in first if d.seat not in (5, 3, 2, 1, 4)[:(5, 3, 2, 1, 4).index(s) + 1]]
+            untouched = [d for d in first if d.seat not in order[:k + 1]]
+            assert [d for d in g.request if d in untouched] == untouched
+            assert sorted(d.seat for d in g.request) == sorted([d.seat for d in untouched] +
+                                                               [x for x in order[:k + 1] if x in (5, 2, 3)])
     speeches = [e for e in g.events if e.type == "speech"]
     assert [(e.data["seat"], e.data["part"], e.data["text"]) for e in speeches] == [
         (5, "discussion", "seat 5 here"), (3, "discussion", "seat 3 here"), (2, "discussion", "seat 2 here")]
     assert all(e.to is None for e in speeches)
-    # Seats 1 and 4 are done and are not asked again; whitespace is no statement either.
+    # Seats 1 and 4 are ready and are not asked again; whitespace is no statement either.
     assert asked(g) == [(2, "speak"), (3, "speak"), (5, "speak")]
-    g.answer(2, {"act": "speak", "text": "  "})
     g.answer(3, {"act": "speak", "text": "one more thing"})
+    g.answer(3, {"act": "speak", "text": "and another"})  # twice in a row: nobody is waited for
+    g.answer(2, {"act": "speak", "text": "  "})
     g.answer(5, {"act": "speak", "text": None})
     assert asked(g) == [(3, "speak")]
-    assert [e.data["seat"] for e in g.events if e.type == "speech"] == [5, 3, 2, 3]
+    assert [e.data["seat"] for e in g.events if e.type == "speech"] == [5, 3, 2, 3, 3]
     g.answer(3, {"act": "speak"})
     assert asked(g) == [(s, "vote") for s in range(1, 6)]
+
+
+def test_answers_in_the_earlier_rounds_order_play_the_same_game() -> None:
+    """A room stored when a speaker waited for the round's end replays to the same events."""
+    g = at_discussion("onenight")
+    rounds = [[(1, "a"), (2, "b"), (3, None), (4, "c"), (5, None)], [(4, "d"), (1, None), (2, "e")],
+              [(2, None), (4, None)]]
+    for r in rounds:
+        for s, text in r:
+            g.answer(s, {"act": "speak", "text": text})
+    assert asked(g) == [(s, "vote") for s in range(1, 6)]
+    assert [(e.data["seat"], e.data["text"]) for e in g.events if e.type == "speech"] == [
+        (1, "a"), (2, "b"), (4, "c"), (4, "d"), (2, "e")]
+    assert Game.replay(g.setup, g.answers).events == g.events
 
 
 def test_declining_the_open_turns_ends_the_discussion() -> None:
@@ -119,7 +139,7 @@ def test_a_bot_answers_an_accusation_in_the_second_round() -> None:
     assert Act(1, "accuse", seat) in host.talk.acts
     assert second == {"act": "speak", "text": "I am good. Do not vote for me."}
     g.answer(seat, second)
-    assert asked(g) == [(1, "speak")]  # the second round goes on: seat 2's next turn is the third round's
+    assert asked(g) == [(1, "speak"), (2, "speak")]  # free speech: seat 2 is asked again at once
     g.decline(g.request[0])
     assert host.ask(next(d for d in g.request if d.seat == seat)) == {"act": "speak", "pass": True}  # ready
 

@@ -151,10 +151,9 @@ def test_three_phones_create_join_and_play_a_whole_game(browser: Any, server: Se
     pages = [host, *others]
     for p in pages:
         p.wait_for_selector("#role")
-    host.click("#role")
-    host.wait_for_selector("#role.open h2")
+    host.wait_for_selector("#role.open h2")  # online the role card is shown from the start (a tap hides it all)
     shot(host, "05-role-card")
-    assert "狼" in others[1].inner_text("#bar") or "夜" in others[1].inner_text("#phase")
+    assert re.search("[夜天]", others[1].inner_text("#phase"))  # in Chinese (all-bot nights may pass at once)
 
     # Find a phone that is asked something and keep its screen.
     deadline = time.time() + 20
@@ -273,7 +272,7 @@ def test_two_phones_talk_with_bots_until_ready_then_vote(browser: Any, server: S
         assert p.locator("#talk").count() == 0
     play_to_the_end(pages, rng)
     for p in pages:
-        assert p.locator("#result table.roles tr").count() == 5
+        assert p.locator("#result table.roles tr[data-seat]").count() == 5
         p.context.close()
 
 

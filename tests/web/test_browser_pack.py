@@ -71,8 +71,9 @@ def test_three_people_and_a_bot_wolf_reach_the_same_kill_through_the_pack(browse
         assert p.locator("#pack").count() == 0  # the step is over
     shot(bob, "21-pack-agreed")
     # The self-destruct button is on each wolf's phone from the start, and waits for no offer: pressed, it
-    # is armed (used at the next moment the rules allow); pressed again, taken back.
+    # is armed (used at the next moment the rules allow) by a second tap; pressed again, taken back.
     ann.click("#interrupts button.interrupt")
+    ann.click("#interrupts button.interrupt.confirming")
     ann.wait_for_selector("#interrupts .armed")
     ann.wait_for_selector("#interrupts button.interrupt.on")
     ann.click("#interrupts button.interrupt.on")

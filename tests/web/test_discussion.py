@@ -59,7 +59,7 @@ def test_the_server_ends_the_discussion_when_its_time_is_up(fast: Any) -> None:
     assert v["text"]["discussion"]["clock"] == t("event.discussion", "en", seconds=1)
     assert [m["act"] for m in v["pending"]] == ["speak"] and v["text"]["speaking"] == []
     assert view(fast, rid, host)["discussion"] == talk  # every phone, the moderator's too
-    # The bots said their piece in the first round; a person's statement joins the log after the round.
+    # The bots said their piece at once; a person's statement joins the log as it is sent.
     r = fast.post(f"/api/rooms/{rid}/act", json={"act": "speak", "text": "I am the seer"}, headers=auth(a["token"]))
     assert r.status_code == 200
     assert fast.post(f"/api/rooms/{rid}/act", json={"act": "speak", "text": "me too"},
@@ -96,8 +96,9 @@ def test_an_unlimited_discussion_ends_when_everyone_is_ready(client: Any) -> Non
         assert client.post(f"/api/rooms/{rid}/act", json={"act": "speak", "text": text},
                            headers=auth(b["token"])).status_code == 200
     v = view(client, rid, b["token"])
-    assert 1 in v["discussion"]["ready"] and 2 not in v["discussion"]["ready"]  # the bots are ready by now
-    assert set(v["discussion"]["ready"]) >= {3, 4, 5} or len(v["discussion"]["ready"]) >= 2
+    # Seat 2 spoke twice in a row (nobody is waited for); the bots, who had their say, listen while a
+    # person still talks (to answer an accusation), and are ready once the people are.
+    assert v["discussion"]["ready"] == [1] and [m["act"] for m in v["pending"]] == ["speak"]
     client.post(f"/api/rooms/{rid}/act", json={"act": "speak", "text": None}, headers=auth(b["token"]))
     v = view(client, rid, a["token"])
     assert v["discussion"] is None and v["pending"][0]["act"] == "vote"

@@ -75,7 +75,7 @@ async def say(hub: Hub, room: Room, seat: int, text: str) -> None:
     await hub.pack_move(room, lambda: pack.say(room, seat, text))
 
 
-FIELDS = ("pack", "pack_ready", "pack_chat", "pack_why", "interrupts")
+FIELDS = ("pack", "pack_ready", "pack_chat", "pack_why", "pack_split", "interrupts")
 
 
 def nothing_of_the_pack(v: dict[str, Any]) -> None:
@@ -442,5 +442,61 @@ def test_the_wolves_step_lasts_its_drawn_time_however_fast_the_pack_agrees(tmp_p
         for drawn, ended in (with_people, all_bots):
             assert drawn == 3.0 and ended >= drawn, (drawn, ended)
         assert abs(with_people[1] - all_bots[1]) < 0.2  # the same length, people or bots
+
+    run(go())
+
+
+def test_confirmed_picks_that_differ_warn_the_pack_and_wait_for_it_to_agree(tmp_path: Path) -> None:
+    async def go() -> None:
+        hub, store, room = await open_room(tmp_path / "split.sqlite", [2, 5, 6])
+        room.timeout = 120  # the knife's end, to agree by
+        try:
+            await pick(hub, room, 2, 1, confirm=True)
+            await pick(hub, room, 5, 3, confirm=True)
+            await pick(hub, room, 6, 1, confirm=True)
+            # Every person confirmed, but not the same seat: nothing is answered, the pack is warned.
+            assert not [a for a in room.game.answers if a[1] == "kill"]
+            for s in WOLVES:
+                v = await view(hub, room, s, lang="en")
+                assert v["pack_split"] is True and "differ" in v["text"]["pack"]["split"]
+            for s in (None, WITCH, SEER, 1):
+                nothing_of_the_pack(await view(hub, room, s, lang="en"))
+            await pick(hub, room, 5, 1, confirm=True)  # seat 5 comes round: the knife falls
+            assert sorted((s, t) for s, a, t in room.game.answers if a == "kill") == [(2, 1), (5, 1), (6, 1), (8, 1)]
+            assert next(e for e in room.game.events if e.type == "pack_choice").data["target"] == 1
+        finally:
+            await close(hub, store)
+
+    run(go())
+
+
+def test_a_split_still_standing_when_the_time_is_up_kills_nobody(tmp_path: Path) -> None:
+    async def go() -> None:
+        hub, store, room = await open_room(tmp_path / "split2.sqlite", [2, 5, 6])
+        room.timeout = 120
+        try:
+            for s, target in ((2, 1), (5, 3), (6, 1)):
+                await pick(hub, room, s, target, confirm=True)
+            assert (await view(hub, room, 2))["pack_split"] is True
+            await hub.decline(room, [d for d in room.pending() if d.act == "kill" and d.seat != 8])
+            assert next(e for e in room.game.events if e.type == "pack_choice").data["target"] is None
+        finally:
+            await close(hub, store)
+
+    run(go())
+
+
+def test_with_no_time_limit_the_last_confirmation_gives_the_picks_as_they_are(tmp_path: Path) -> None:
+    async def go() -> None:
+        hub, store, room = await open_room(tmp_path / "split3.sqlite", [2, 5, 6])
+        try:
+            assert room.timeout == 0
+            await pick(hub, room, 2, 1, confirm=True)
+            await pick(hub, room, 5, 3, confirm=True)
+            assert (await view(hub, room, 6))["pack_split"] is True  # warned before the last confirmation
+            await pick(hub, room, 6, 1, confirm=True)
+            assert next(e for e in room.game.events if e.type == "pack_choice").data["target"] is None
+        finally:
+            await close(hub, store)
 
     run(go())

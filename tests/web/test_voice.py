@@ -400,3 +400,13 @@ def test_the_voice_endpoint(client: Any) -> None:
             assert client.post(f"/api/rooms/{room}/voice", json=bad, headers=auth(host)).status_code == 422, bad
         # A seat's view has no voice (the phones show their own screens).
         assert client.get(f"/api/rooms/{room}/view", headers=auth(player)).json()["voice"] is None
+
+
+def test_the_voice_reads_a_vote_as_its_tally_not_ballot_by_ballot() -> None:
+    from werewolf.web.voice import Line
+
+    votes = {"type": "votes", "phase": "day1", "round": "vote", "ballots": {"1": 3, "2": 3, "4": 5, "5": None},
+             "tally": {"3": 2, "5": 1}}
+    for lang, tally in (("en", "Seat 3 (2)"), ("zh-Hant", "3號（2票）")):
+        said = Line(votes).text(lang)
+        assert tally in said and "Seat 1 →" not in said and "Ballots" not in said and "1號 →" not in said, said

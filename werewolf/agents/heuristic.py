@@ -1481,9 +1481,9 @@ class HeuristicAgent(Agent):
         return m.speak(part)
 
     def discussion_round(self, m: Mind) -> list[Act]:
-        """My statement in one round of a live one-night discussion: everything I have to say in the
-        first, an answer to an accusation heard meanwhile in the second, then nothing (I am ready to
-        vote), so that even an unlimited discussion ends."""
+        """My statement at one turn of a live one-night discussion (asked again as soon as I have spoken):
+        everything I have to say at the first, an answer to an accusation heard meanwhile at the second,
+        then nothing (I am ready to vote), so that even an unlimited discussion ends."""
         said = self.rounds.get(m.seat, 0)
         self.rounds[m.seat] = said + 1
         if said == 0:

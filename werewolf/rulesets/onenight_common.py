@@ -669,22 +669,21 @@ class OneNightRuleset:
         t.say("day", number=1)
         # The timed discussion: the clock is the front end's; nobody may show or view a card.
         t.say("discussion", seconds=t.opts.discussion_seconds)
-        # Live play: rounds in which every seat still talking may say something at once; a turn
-        # without text (a pass, or declined: the front end does so when the time is up) ends that seat's
-        # talk. A statement is said when it is sent (``Speak.heard_at_once``): the round's other turns
-        # stay open, and a seat speaks again in the next round, once every turn of this one is over.
-        talking = list(t.seats) if t.live_speech else []
-        while talking:
-            turns: list[Decision] = [Speak(s, "discussion") for s in talking]
-            spoke: set[int] = set()
-            while turns:
-                texts = yield turns
-                for d, text in zip(turns, texts):
-                    if text is not OPEN and text:
-                        t.say("speech", seat=d.seat, part="discussion", text=text)
-                        spoke.add(d.seat)
-                turns = [d for d, text in zip(turns, texts) if text is OPEN]
-            talking = [s for s in talking if s in spoke]
+        # Live play: everyone talks freely within the clock, as at a real table. Every seat has a turn open
+        # at once; a statement is said when it is sent (``Speak.heard_at_once``) and its seat is asked again
+        # at once (to reply, or to say it is ready), while the others' turns stay open (the same decisions).
+        # A turn without text (ready to vote, a pass, or declined: the front end does so when the time is
+        # up) ends that seat's talk; the vote comes once every seat's talk has ended. (Any order of answers
+        # the earlier rounds allowed, each speaker waiting for the round's end, is played the same way.)
+        turns: list[Decision] = [Speak(s, "discussion") for s in t.seats] if t.live_speech else []
+        while turns:
+            texts = yield turns
+            again: list[Decision] = []
+            for d, text in zip(turns, texts):
+                if text is not OPEN and text:
+                    t.say("speech", seat=d.seat, part="discussion", text=text)
+                    again.append(Speak(d.seat, "discussion"))
+            turns = sorted([d for d, text in zip(turns, texts) if text is OPEN] + again, key=lambda d: d.seat)
         ballots = yield vote_decisions(t)
         tally: dict[int, int] = {}  # in seat order
         for b in sorted(ballots):

@@ -616,5 +616,7 @@ def decks_json(lang: str) -> dict[str, Any]:
                             t("ui.talk_unlimited", lang)} for s in (300, 60, None)] if name in ONE_NIGHT else None,
         })
     return {"lang": lang, "langs": list(LANGS), "rulesets": out,
-            "bot_kinds": [{"id": k, "name": t(f"ui.bots.{k}", lang)} for k in BOTS],
+            # The create page's choice says what each kind does (the short word is the terminal's).
+            "bot_kinds": [{"id": k, "name": t(f"ui.bot_kinds.{k}", lang) if has(f"ui.bot_kinds.{k}", lang)
+                           else t(f"ui.bots.{k}", lang)} for k in BOTS],
             "labels": {"bot_kind": t("ui.bot_kind", lang), "discussion": t("ui.talk_length", lang)}}

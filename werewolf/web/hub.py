@@ -380,7 +380,9 @@ class Hub:
             self.check_open(room)
             if room.rec.mode != "face_to_face":
                 raise ApiError(409, "this room is played online: it has no moderator voice")
-            if room.status == "lobby":  # switched on before the start: it leads from the first line
+            # Switched on before the start: it leads from the first line. Or the game is over and the voice
+            # says its end: the screens show the end as it is said (``Voice.said``); nothing more to store.
+            if room.status in ("lobby", "over"):
                 room.voice.hear(ack, self.clock())
                 room.changed()
                 return

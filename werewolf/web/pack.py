@@ -6,8 +6,11 @@ today where option ``self_destructed_wolf_votes_knife`` lets him) a ``kill`` at 
 only if the named seats agree (``werewolf.rulesets.daynight.night.pack``). A room does not hand a person's
 ``kill`` to the engine as it comes: it is the person's *pick*, which the pack sees at once (each voice's
 view, field ``pack``: seat -> target or null) and which may change until every person of the pack has
-confirmed (``/act`` with ``kill``, or ``/pick`` with ``confirm``), or until the decision's time is up (each
-person's current pick is then the answer; no pick, the decision's default). Then the people's picks go to
+confirmed the same pick (``/act`` with ``kill``, or ``/pick`` with ``confirm``), or until the decision's time
+is up (each person's current pick is then the answer; no pick, the decision's default). People who confirmed
+different picks are warned (view field ``pack_split``, as soon as a pick differs from a confirmed one) and,
+in a room with a decision time, may still agree until it is up: a split confirmed at once does not end the
+knife empty (with no time limit, the last confirmation gives the picks as they are). Then the people's picks go to
 the engine, and the bots follow them: a bot voice names the pick most of the people chose ("nobody" is a
 pick too; a tie: the pick of the lowest seat among them), or, while no person has picked yet, its own choice. An all-bot
 pack answers as it always did. Online, the voices may talk in a pack chat (``/pack_chat``).
@@ -249,10 +252,21 @@ def pick(room: Room, seat: int, target: Any, confirm: bool) -> None:
         st.ready.discard(seat)
     st.bump([d.seat for d in request])
     humans = people(room, request)
-    if all(d.seat in st.ready for d in humans):
+    # Split, the knife waits for the pack to agree until the decision's time is up; a room with no time
+    # limit has no such end (a stubborn pack would hold the table for ever): there it falls as confirmed.
+    if all(d.seat in st.ready for d in humans) and (room.timeout <= 0 or not split(room, humans)):
         for d in humans:
             if not _answered(room, d):
                 room.game.answer_value(d, st.picks.get(d.seat))
+
+
+def split(room: Room, humans: Sequence[Decision]) -> bool:
+    """Whether the people of the pack who confirmed a pick confirmed different ones (the engine would name no
+    victim): they are told, and the knife waits for them to agree or for its time to be up."""
+    st = room.pack
+    confirmed = {st.picks.get(d.seat) for d in humans if d.seat in st.ready}
+    return len(confirmed) > 1 or (len(confirmed) == 1 and any(
+        d.seat in st.picks and st.picks[d.seat] not in confirmed for d in humans if d.seat not in st.ready))
 
 
 def take_act(room: Room, seat: int, move: Move) -> bool:
@@ -452,7 +466,7 @@ def dead(room: Room) -> set[int]:
 def view(room: Room, seat: int | None) -> dict[str, Any]:
     """The pack's fields of a view: null for every seat outside their audience (the public too)."""
     out: dict[str, Any] = {"pack": None, "pack_ready": None, "pack_chat": None, "pack_why": None,
-                           "interrupts": None}
+                           "pack_split": None, "interrupts": None}
     if seat is None or room.status == "lobby":
         return out
     st = room.pack
@@ -461,6 +475,7 @@ def view(room: Room, seat: int | None) -> dict[str, Any]:
     if seat in voices:
         out["pack"] = {str(d.seat): pick_of(room, d) for d in request}
         out["pack_ready"] = sorted({d.seat for d in request if d.seat in st.ready or _answered(room, d)})
+        out["pack_split"] = split(room, people(room, request))
         if any(e.type == "explode" and e.data.get("seat") == seat for e in room.sight(None).events):
             out["pack_why"] = VOICE_RULE
     lines = [{"seat": x["seat"], "text": x["text"], "phase": x["phase"]} for x in st.chat if seat in x["to"]]

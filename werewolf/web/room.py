@@ -175,8 +175,9 @@ class Room:
 
     # -- what is out: the pacer's part of the game -----------------------------------------
     def shown(self) -> Sequence[Event]:
-        """The game's events released so far (every view is made of these only)."""
-        return self.pacer.shown(self.game.events)
+        """The game's events released so far (every view is made of these only); face to face, those the
+        voice has said (``Voice.said``)."""
+        return self.voice.said(self.pacer.shown(self.game.events), self.clock())
 
     def settled(self) -> bool:
         return self.pacer.settled(self.game.events)
@@ -233,7 +234,8 @@ class Room:
             sight = self.sight(seat)
             role = sight.role
             decisions = self.pending(seat) if seat is not None else []
-            result = self.game.result if self.over() else None
+            # The end once every event is out (face to face: once the voice says it), to everyone alike.
+            result = self.game.result if self.over() and len(self.shown()) == len(self.game.events) else None
             out = {"seat": seat, "role": role, "phase": self.phase(),
                    "pending": [o for d in decisions for o in d.options()] or None,
                    "decisions": [d.describe() for d in decisions] or None,
@@ -478,7 +480,8 @@ class Room:
     def bot_round(self) -> bool:
         """The bots answer every decision they owe in the open request; False if they owe none."""
         g = self.game
-        owed = [d for d in g.pending() if d.seat in self.bots and not wolfpack.holds(self, d)]
+        owed = [d for d in g.pending() if d.seat in self.bots and not wolfpack.holds(self, d)
+                and not self.bot_listens(d)]
         if not owed:
             return False
         agents = self.agents()
@@ -504,6 +507,14 @@ class Room:
                     log.warning("room %s: bot at seat %s answered illegally; default taken", self.id, d.seat)
                     g.decline(d)
         return True
+
+    def bot_listens(self, d: Decision) -> bool:
+        """In the one-night discussion everyone may talk freely (each statement's seat is asked again at
+        once): a bot that has had its say keeps its turn open while a person still talks, so that it may
+        answer what is said (an accusation) once the people are ready, instead of being ready at once."""
+        if not _talk(d) or not any(s == d.seat and act == "speak" for s, act, _ in self.game.answers):
+            return False
+        return any(_talk(o) and o.seat not in self.bots for o in self.game.pending())
 
     def snapshot(self) -> tuple[Any, ...]:
         """What a change may touch, to put back if it fails (the game itself is replayed)."""

@@ -67,7 +67,7 @@ def involves(e: Event, seat: int) -> bool:
     return False
 
 
-PACK_WORDS = ("title", "hint", "none", "ready", "bot", "confirm", "chat", "say", "send", "you")
+PACK_WORDS = ("title", "hint", "none", "ready", "bot", "confirm", "chat", "say", "send", "you", "split")
 
 BYSTANDER = 0  # a viewer no event names: a seated player's narration of an event that is not about them
 
@@ -157,6 +157,7 @@ def render(room: Room, v: Mapping[str, Any], seat: int | None, lang: str, events
             "you": None if seat is None else _t("ui.you_won" if seat in result.get("seats", []) else "ui.you_lost",
                                                 lang),
             "roles": final_roles(room, lang),
+            **final_table(room, lang),
         }
     return out
 
@@ -191,6 +192,32 @@ def final_roles(room: Room, lang: str) -> list[dict[str, Any]]:
             return [{"seat": int(s), "role": r, "name": _safe(role_name, r, lang, default=r)}
                     for s, r in sorted(roles.items(), key=lambda kv: int(kv[0]))]
     return []
+
+
+RESULT_WORDS = ("final_table", "dealt", "at_dawn", "centre", "why_won", "died")
+
+
+def final_table(room: Room, lang: str) -> dict[str, Any]:
+    """The table at the end, for the result card (only ever in a view whose game is over): each seat's card as
+    dealt and at dawn (the one-night games move cards), the centre cards, and why the side won (the rule of
+    ``game_over``, from the rule book). All of it from the public ``roles`` and ``game_over`` events."""
+    from werewolf.i18n.rules import explain
+
+    out: dict[str, Any] = {"dealt": None, "center": None, "why": None,
+                           "labels": {k: _t(f"ui.result.{k}", lang) for k in RESULT_WORDS}}
+    for e in reversed(room.shown()):
+        if e.to is not None:
+            continue
+        if e.type == "roles" and out["dealt"] is None:
+            dealt = e.data.get("dealt") or {}
+            if dealt:
+                out["dealt"] = {str(s): _safe(role_name, r, lang, default=r) for s, r in dealt.items()}
+            center = e.data.get("center")
+            if center:
+                out["center"] = [_safe(role_name, r, lang, default=r) for r in center]
+        elif e.type == "game_over" and out["why"] is None and e.data.get("rule"):
+            out["why"] = explain(str(e.data["rule"]), lang)
+    return out
 
 
 def turn_text(d: Decision, lang: str, viewer: int | None) -> str:

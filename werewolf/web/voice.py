@@ -97,8 +97,11 @@ class Line:
         if self.event.get("type") == "ask":
             return t(f"ask.{self.event.get('act')}", lang)
         if not self.close:
+            # A vote is read as its tally, not ballot by ballot (the ballots stay on the screens' log).
+            event = {k: v for k, v in self.event.items() if k != "ballots"} if self.event.get("type") == "votes" \
+                else self.event
             try:
-                return narrate(self.event, lang, None) or ""
+                return narrate(event, lang, None) or ""
             except Exception:  # noqa: BLE001 - a missing message must not stop the voice
                 return ""
         role, code = self.event.get("role"), self.event.get("step")
@@ -139,6 +142,8 @@ class Voice:
 
     def _reset(self) -> None:
         self._fixed: list[Line] = []  # the lines of the events scanned so far
+        self._at: list[int] = []  # for each of them, the event it comes with (its index in the game's log)
+        self._shown = 0  # the events the phones were shown so far (``said``: it never goes back)
         self._scanned = 0
         self._open: dict[str, Any] | None = None  # a step whose close is not yet said
 
@@ -209,7 +214,28 @@ class Voice:
                     self._fixed.append(Line(j))
             else:
                 self._fixed.append(Line(j))
+            self._at.extend([i] * (len(self._fixed) - len(self._at)))
         self._scanned = max(self._scanned, released)
+
+    def said(self, events: Sequence[Event], now: float) -> Sequence[Event]:
+        """The released ``events`` the screens may show: face to face, while the device leads the table,
+        only those the voice has said or is saying (the line after the last one heard), with the private
+        events that came before the next line; so the phones and the moderator screen never show an event,
+        the game's end above all, before the voice says it. The cut is made of the public script alone and
+        is the same for every seat; it never moves back (a voice switched on mid-game starts a little back)."""
+        if not self.face_to_face:
+            return events
+        stalled = not self.paused and self.behind_since is not None and now >= self.behind_since + STALL
+        if self.present(now) and not stalled:
+            if self._scanned > len(events):  # the room was put back: start again
+                self._reset()
+            self._scan(self.room.game.events, len(events))
+            nxt = self.heard + 1  # the line after the one being said
+            cut = self._at[nxt] if nxt < len(self._at) else len(events)
+        else:
+            cut = len(events)
+        self._shown = min(max(self._shown, cut), len(events))
+        return events if self._shown >= len(events) else events[:self._shown]
 
     # -- the device -----------------------------------------------------------------------------
     def present(self, now: float) -> bool:
@@ -281,7 +307,8 @@ class Voice:
         lang = normalize_lang(lang)
         lines = self.lines()
         # Led: from the last line said on (a page that comes back finds its place); not led: the latest ones.
-        start = max(0, min(self.heard, len(lines)) - 1) if self.present_until else max(0, len(lines) - 1 - RECALL)
+        led = self.present(self.room.clock())
+        start = max(0, min(self.heard, len(lines)) - 1) if led else max(0, len(lines) - 1 - RECALL)
         end = min(len(lines), start + AHEAD)
         return {"lines": [{"n": n, "text": lines[n].text(lang)} for n in range(start, end)],
                 "labels": {k: t(f"ui.voice.{k}", lang) for k in LABELS}}

@@ -31,7 +31,9 @@ class Wins(ModeratorBase):
         """One winner among the conditions that hold at once, by ``tie_priority`` (RULES.md §0.6, A-57)."""
         for name in self.t.opts.tie_priority:
             if name in met:
-                self.end([TEAM_OF_CONDITION[name]], rule=rule or RULE_OF_CONDITION[name])
+                # The check's own rule (狼刀在先: the pack's kill won before the poison) explains a wolves'
+                # win only: another side winning at that check wins by its own condition.
+                self.end([TEAM_OF_CONDITION[name]], rule=rule if rule and name == "wolf" else RULE_OF_CONDITION[name])
 
     def conditions(self) -> set[str]:
         """Which teams' win conditions hold now (classic / facetoface)."""

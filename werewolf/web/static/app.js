@@ -141,7 +141,7 @@ function summary(names) {
 
 // -- a room ------------------------------------------------------------------------------------
 const S = { room: null, host: null, player: null, ws: null, view: null, retry: 0, closed: false,
-            picked: new Set(), revealed: false, sending: false, draft: "", link: null, askedFull: false };
+            picked: new Set(), revealed: null, sending: false, draft: "", link: null, askedFull: false };
 
 async function roomPage(room) {
   S.room = room;
@@ -189,6 +189,7 @@ function connect() {
       return;
     }
     S.askedFull = false;
+    noteTimeouts(S.view, view);
     S.view = view;
     render();
   };
@@ -309,7 +310,15 @@ function render() {
   fixedBadge(v.room);
   if (v.room.status === "lobby") renderLobby(v); else renderGame(v);
   voiceFeed(v);
-  buzzOnMyTurn(v);
+  if (buzzOnMyTurn(v)) showAsk();
+}
+
+// A new decision drawn above (or below) where the player has scrolled: brought into view.
+function showAsk() {
+  const card = document.querySelector("#decide, #cover, #answered, #awake");
+  if (!card) return;
+  const r = card.getBoundingClientRect();
+  if (r.top < 0 || r.top > window.innerHeight - 80) card.scrollIntoView({ block: "start", behavior: "smooth" });
 }
 
 function renderLobby(v) {
@@ -358,12 +367,15 @@ function renderGame(v) {
   const parts = [];
   if (v.game_over && t.result) parts.push(resultCard(v, t), seriesCard(v));  // lobby.js: play again
   parts.push(speechClock(v));  // lobby.js: the speaker's time, on every phone
+  keepCovered(v, t);
   const covered = isCovered(v);
   if (v.seat !== null) {
     parts.push(roleCard(v, t));
     if (v.discussion && t.discussion) parts.push(talkCard(v, t.discussion));
     if (!v.game_over) parts.push(speakingCard(v));
-    const woken = v.awake && !v.pending && !v.pack ? awakeCard(v, t) : null;  // the pack's card stays (pack.js)
+    const after = lingering(v, t);
+    const woken = v.awake && !v.pending && !v.pack ? awakeCard(v, t)  // the pack's card stays (pack.js)
+      : after ? answeredCard(v, t, after) : null;
     if (covered && !v.game_over) parts.push(coverCard());
     else if (woken) parts.push(woken);
     else if (!v.game_over) parts.push(decisionCard(v, t));
@@ -371,7 +383,12 @@ function renderGame(v) {
     parts.push(moderatorCard(v, t));
     if (v.discussion && t.discussion) parts.push(talkCard(v, t.discussion));
   }
-  if (!covered && v.seat !== null) parts.push(interruptCard(v, t), packChatCard(v, t));  // pack.js
+  if (!covered && v.seat !== null) {  // pack.js; an armed button comes first, in plain sight
+    const armed = (v.interrupts || []).some((x) => x.armed);
+    parts.splice(armed ? 1 + parts.findIndex((p) => p && p.id === "role") : parts.length, 0,
+                 interruptCard(v, t));
+    parts.push(packChatCard(v, t));
+  }
   if (!covered) parts.push(logCard(v, t));
   parts.push(seatsCard(v.room, v.seat));
   const focused = document.activeElement && document.activeElement.id === "speech" ? true : false;
@@ -379,14 +396,63 @@ function renderGame(v) {
   if (focused) { const s = document.getElementById("speech"); if (s) { s.focus(); } }
 }
 
-// Face to face, a glance at a phone must not show a wolf: until its holder taps, the screen hides the
-// role card, what there is to do and the log alike (one tap shows them all, another hides them).
+// A glance at a phone must not show a wolf: while covered, the screen hides the role card, what there is
+// to do (the pack's card and chat, the any-moment buttons) and the log alike; one tap shows them all, a tap
+// on the role card hides them again. Face to face the phone starts covered and covers itself again at every
+// "close your eyes" and whenever it has nothing secret to ask (keepCovered); online, where the player is
+// alone with the phone, it starts uncovered and stays as its holder leaves it. Only this page changes: the
+// server pushes the same updates, covered or not.
+function isRevealed(v) {
+  return S.revealed === null ? v.room.mode !== "face_to_face" : S.revealed;
+}
+
 function isCovered(v) {
-  return v.seat !== null && !S.revealed && v.room.mode === "face_to_face" && !v.game_over;
+  return v.seat !== null && !isRevealed(v) && !v.game_over;
+}
+
+function reveal(on) {
+  S.revealed = on;
+  clearTimeout(S.idleCover);
+  if (on && S.view && S.view.room.mode === "face_to_face" && !secretAsk(S.view, S.view.text || {})) {
+    S.idleCover = setTimeout(() => { S.revealed = false; if (S.view) render(); }, IDLE_COVER_MS);
+  }
+  render();
+}
+
+const IDLE_COVER_MS = 20000;  // face to face, a phone shown with nothing to ask covers itself after this
+
+// What the seat is asked now that a glance must not see: its own decisions (not the all-day buttons), its
+// role's night step (asked or only woken, and its result), the pack's knife. "": nothing.
+function secretAsk(v, t) {
+  if (v.seat === null || v.game_over) return "";
+  if (v.pack) return `pack:${v.phase}`;
+  if (v.awake) return `awake:${v.phase}:${v.awake.step}`;
+  const after = lingering(v, t);
+  if (after) return `awake:${after.step}`;
+  const asks = (t.decisions || []).filter((d) => !d.interrupt);
+  return asks.length ? `ask:${v.phase}:${asks.map((d) => d.act + (d.part || "")).join(",")}` : "";
+}
+
+// Face to face: the cover comes back by itself when the seat's step ends ("close your eyes"), when its
+// turn is over, and when the phase changes; an idle phone shown for a while covers itself too.
+function keepCovered(v, t) {
+  const ask = secretAsk(v, t);
+  const before = S.ask === undefined ? ask : S.ask;
+  const phase = S.askPhase;
+  S.ask = ask;
+  S.askPhase = v.phase;
+  if (v.room.mode !== "face_to_face" || v.seat === null || !S.revealed) return;
+  // Covered again: the phase changed, nothing is asked any more, or a night step (its card, the pack's
+  // knife) was closed. Not when an answer turns the card into its result, nor between two asks of a turn.
+  const closed = /^(awake|pack):/.test(before) && ask !== before;
+  if ((phase !== undefined && phase !== v.phase) || (before && !ask) || closed) {
+    S.revealed = false;
+    clearTimeout(S.idleCover);
+  } else if (ask) clearTimeout(S.idleCover);
 }
 
 function coverCard() {
-  return el("section", { class: "card cover", id: "cover", role: "button", onclick: () => { S.revealed = true; render(); } },
+  return el("section", { class: "card cover", id: "cover", role: "button", onclick: () => reveal(true) },
     el("h2", { text: ui("cover") }), el("p", { class: "hint", text: ui("cover_hint") }));
 }
 
@@ -444,12 +510,13 @@ function logLine(e, s, room) {
 }
 
 function roleCard(v, t) {
-  const card = el("section", { class: "card role " + (S.revealed ? "open" : "closed"), id: "role",
-    onclick: () => { S.revealed = !S.revealed; render(); } });
+  const open = isRevealed(v);
+  const card = el("section", { class: "card role " + (open ? "open" : "closed"), id: "role",
+    onclick: () => reveal(!open) });
   card.append(el("div", { class: "role-head" }, el("span", { text: ui("role") }),
     el("span", { class: "seat-tag", text: `${t.seat || ""} ${seatName(v.room, v.seat)}` })));
   if (!t.role) return card;
-  if (S.revealed) {
+  if (open) {
     card.append(el("h2", { text: t.role.name }), el("p", { text: t.role.description }),
       el("p", { class: "muted", text: t.role.side }), el("p", { class: "hint", text: ui("hide") }));
   } else {
@@ -458,15 +525,84 @@ function roleCard(v, t) {
   return card;
 }
 
-// The night step of this seat's role, played out although it asks nothing (a witch with no potion left):
-// shown as a judge shows it, with one button that only puts the card away on this phone.
+// The night step of this seat's role once it asks nothing more: played out although it asked nothing (a
+// witch with no potion left), shown as a judge shows it, with one button that only puts the card away on
+// this phone; or answered, and then the answer and what it told this seat (the seer's verdict) stay on the
+// card until the step ends. Both come from this seat's own view: its own move and its own events.
 function awakeCard(v, t) {
   const step = `${v.phase}:${v.awake.step}`;
   if (S.awakeDone === step) return null;
+  const done = answeredIn(v, step);
+  if (done) return answeredCard(v, t, done);
   return el("section", { class: "card decide", id: "awake" },
-    el("h2", { text: ui("awake") }), el("p", { class: "prompt", text: ui("awake_nothing") }),
-    el("div", { class: "options" }, el("button", { class: "big", id: "awake-ok", text: ui("awake_ok"),
-      onclick: () => { S.awakeDone = step; render(); } })));
+    el("h2", { text: ui("awake") }), el("p", { class: "prompt", text: ui("awake_nothing") }), awakeOk(v, step));
+}
+
+function awakeOk(v, step) {
+  return el("div", { class: "options" }, el("button", { class: "big", id: "awake-ok", text: ui("awake_ok"),
+    onclick: () => { S.awakeDone = step; if (v.room.mode === "face_to_face") reveal(false); else render(); } }));
+}
+
+// The answer and what it told: shown while the step lasts, and at least RESULT_MS once shown (a step
+// answered late ends at once), unless its holder puts it away.
+const RESULT_MS = 6000;
+
+function answeredCard(v, t, done) {
+  if (!done.until) {
+    done.until = Date.now() + RESULT_MS;
+    setTimeout(() => { if (S.view) render(); }, RESULT_MS + 50);
+  }
+  const told = (t.events || []).slice(done.at).map((x, i) => [x, v.events[done.at + i]]).filter(([x]) => x);
+  return el("section", { class: "card decide answered", id: "answered" },
+    el("h2", { text: ui("answered") }),
+    done.moves.map((m) => el("p", { class: "prompt your-answer", text: `${m.title} · ${m.label}` })),
+    told.length ? el("ul", { class: "told", id: "told" }, told.map(([x, e]) =>
+      el("li", { class: "ev-" + ((e && e.type) || ""), text: logLine(e || {}, x, v.room) }))) : null,
+    awakeOk(v, done.step));
+}
+
+// The step's answer still on show after the step ended (see answeredCard), while nothing else is asked.
+function lingering(v, t) {
+  const a = S.answered;
+  if (!a || a.phase !== v.phase || v.pack || v.awake || (t.decisions || []).some((d) => !d.interrupt)) return null;
+  if (a.step === undefined) {  // answered so late that the step ended with it: shown all the same
+    if (!/^night/.test(v.phase) || Date.now() > a.time + RESULT_MS) return null;
+    a.step = `${v.phase}:answered`;
+    a.until = a.time + RESULT_MS;
+    setTimeout(() => { if (S.view) render(); }, RESULT_MS + 50);
+  }
+  if (!a.until || S.awakeDone === a.step || Date.now() >= a.until) return null;
+  return a;
+}
+
+// This seat's answers in the night step ``step`` (its moves' words and where its view's events stood then):
+// recorded by act(), tied to the step it belongs to the first time that step shows as answered.
+function answeredIn(v, step) {
+  const a = S.answered;
+  if (!a || a.phase !== v.phase) return null;
+  if (a.step === undefined) a.step = step;
+  return a.step === step ? a : null;
+}
+
+function remember(move) {
+  const v = S.view;
+  if (!v || v.seat === null) return;
+  const t = v.text || {};
+  const same = JSON.stringify(move);
+  let words = null;
+  for (const d of t.decisions || []) {
+    const o = (d.options || []).find((x) => JSON.stringify(x.move) === same);
+    if (o) { words = { title: d.title, label: optionLabel(v, o) }; break; }
+  }
+  if (!words) {  // a seat picker's choice (several seats): the act's name and the seats
+    const d = (t.decisions || []).find((x) => x.act === move.act);
+    const seats = Object.values(move).find((x) => Array.isArray(x));
+    if (!d) return;
+    words = { title: d.title, label: seats ? seats.map((n) => seatText(v.room, n)).join(", ") : d.title };
+  }
+  const a = S.answered && S.answered.phase === v.phase && S.answered.step === undefined ? S.answered : null;
+  S.answered = { phase: v.phase, at: a ? a.at : (v.events || []).length, moves: (a ? a.moves : []).concat([words]),
+                 time: Date.now() };
 }
 
 function decisionCard(v, t) {
@@ -476,11 +612,14 @@ function decisionCard(v, t) {
     if (v.pack) card.append(packPanel(v, t, null));  // given: the pack's picks until the step ends (pack.js)
     return card;
   }
-  if (v.deadline && !v.discussion) card.append(countdown(v.deadline));
+  // During one's own speech the speech timer (lobby.js) is the one clock (it shows the earlier end).
+  const speaking = v.speaker_deadline && (v.speaking || []).includes(v.seat);
+  if (v.deadline && !v.discussion && !speaking) card.append(countdown(v.deadline));
   for (const d of t.decisions) {
     if (v.discussion && d.part === "discussion") { card.append(talkBox(v, t.discussion)); continue; }
     if (v.pack && d.act === "kill") { card.append(packPanel(v, t, d)); continue; }  // pack.js
     card.append(el("h2", { text: d.title }), el("p", { class: "prompt", text: d.prompt }));
+    if (d === t.decisions[0]) card.append(noAntidote(v, t));
     const only = onlyChoice(d);
     if (only) card.append(only);
     if (d.act === "speak") card.append(speakBox(v, d));
@@ -508,7 +647,27 @@ function onlyChoice(d) {
 function optionLabel(v, o) {
   const target = o.move.target;
   const name = typeof target === "number" && target !== v.seat ? seatName(v.room, target) : "";
-  return name ? `${o.label} · ${name}` : o.label;
+  // A label naming a seat without a target (the antidote on tonight's victim) gets the name added in it.
+  if (name || typeof target === "number") return name ? `${o.label} · ${name}` : o.label;
+  return withNames(o.label, v.room);
+}
+
+// The witch is shown tonight's victim but offered no antidote: why (from her own view: her own earlier
+// use of it, or the victim being herself), else the rules' plain word.
+function noAntidote(v, t) {
+  const asks = t.decisions || [];
+  if (!asks.some((d) => d.act === "poison" || (d.options || []).some((o) => o.move.act === "poison"))) return null;
+  if (asks.some((d) => d.act === "save" || (d.options || []).some((o) => o.move.act === "save"))) return null;
+  let victim = null;
+  for (let i = v.events.length - 1; i >= 0; i--) {
+    const e = v.events[i];
+    if (e.type === "night") break;
+    if (e.type === "victim" && e.seat === v.seat) { victim = typeof e.target === "number" ? e.target : null; break; }
+  }
+  if (victim === null) return null;
+  const used = v.events.some((e) => e.type === "witch_used" && e.seat === v.seat && e.save !== null && e.save !== undefined);
+  return el("p", { class: "muted small no-antidote", id: "no-antidote",
+                   text: ui(used ? "no_antidote_used" : victim === v.seat ? "no_antidote_self" : "no_antidote") });
 }
 
 function optionButton(v, o) {
@@ -531,14 +690,23 @@ function speakBox(v, d) {
       S.draft = ""; act({ act: "speak", pass: true }); } })));
 }
 
-// The one-night discussion: everyone may talk at once, round after round, until all are ready to vote
-// or the server's clock runs out. Every phone shows the clock and who is ready.
+// The one-night discussion: everyone talks freely (a statement sent, its sender may go on at once) until
+// all are ready to vote or the server's clock runs out. Every phone shows the clock, who is ready, and who
+// has not said a word yet (from the public log: the statements and the ready list are everyone's).
 function talkCard(v, words) {
   const card = el("section", { class: "card talk", id: "talk" }, el("h2", { text: words.title }),
     el("p", { class: "muted", text: words.clock }));
   // Rounded up: the discussion's clock never shows 0:00 while there is time left.
   if (v.discussion.ends) card.append(countdown(v.discussion.ends, "talk-clock", Math.ceil));
   if (words.ready) card.append(el("p", { class: "ready", id: "ready", text: words.ready }));
+  const spoke = new Set(v.events.filter((e) => e.type === "speech" && e.part === "discussion" && e.text)
+    .map((e) => e.seat));
+  const ready = new Set(v.discussion.ready || []);
+  const silent = v.room.seats.map((x) => x.seat).filter((n) => !spoke.has(n) && !ready.has(n));
+  if (silent.length && v.room.mode === "online") {
+    card.append(el("p", { class: "silent", id: "silent" }, el("b", { text: ui("not_spoken") }),
+      silent.map((n) => seatText(v.room, n) + (n === v.seat ? ` (${ui("you")})` : "")).join(", ")));
+  }
   card.append(el("p", { class: "muted small", text: words.waiting }));
   return card;
 }
@@ -585,7 +753,12 @@ async function act(move) {
   if (S.sending) return;
   S.sending = true;
   document.querySelectorAll("#decide button").forEach((b) => { b.disabled = true; });
-  try { await api("POST", `/api/rooms/${S.room}/act`, move, S.player); }
+  try {
+    const before = S.answered;
+    remember(move);
+    try { await api("POST", `/api/rooms/${S.room}/act`, move, S.player); }
+    catch (err) { S.answered = before; throw err; }
+  }
   catch (err) { toast(err.message); render(); }
   finally { S.sending = false; }
 }
@@ -603,10 +776,29 @@ function countdown(deadline, id = undefined, round = Math.round) {
   return el("p", { class: "deadline" }, span);
 }
 
+// A speech the timer ended (its clock, public, had run out and the turn closed without a word): the log says
+// so, as a judge would ("time!"). Noted by this page as it sees it happen.
+const TIMED_OUT = new Map();  // `${room}:${event index}` -> seat
+
+function noteTimeouts(old, next) {
+  if (!old || !old.speaker_deadline || !next || !Array.isArray(next.events)) return;
+  if (Date.now() / 1000 < old.speaker_deadline - 1) return;
+  const speakers = new Set(old.speaking || []);
+  for (let i = (old.events || []).length; i < next.events.length; i++) {
+    const e = next.events[i];
+    if (e.type === "speech" && speakers.has(e.seat) && !e.text && !e.passed) TIMED_OUT.set(`${S.room}:${i}`, e.seat);
+  }
+}
+
 function logCard(v, t) {
   const list = el("ol", { class: "log", id: "log" });
   const lines = [];
-  v.events.forEach((e, i) => { const s = t.events[i]; if (s) lines.push([e, s, i]); });
+  v.events.forEach((e, i) => {
+    const s = t.events[i];
+    const late = TIMED_OUT.get(`${S.room}:${i}`);
+    if (s) lines.push([e, s, i]);
+    if (late !== undefined) lines.push([{ type: "speech_timeout" }, ui("speech_timeout").replace("{seat}", seatText(v.room, late)), -1]);
+  });
   const table = tableRules(v);
   for (const [e, s, i] of lines.reverse())
     list.append(el("li", { class: "ev-" + e.type, text: logLine(e, s, v.room) }, e.rule ? whyButton(e.rule, i, table) : null));
@@ -659,11 +851,34 @@ function resultCard(v, t) {
     el("p", { class: "winners", text: r.winners }));
   if (r.you) card.append(el("p", { class: "you " + (v.game_over.seats.includes(v.seat) ? "won" : "lost"),
                                    text: r.you }));
+  // Why the side won: the rule that decided it, from the rule book.
+  const labels = r.labels || {};
+  if (r.why) {
+    card.append(el("div", { class: "why-won", id: "why-won" }, el("b", { text: labels.why_won || ui("why") }),
+      el("span", { text: r.why.text }),
+      r.why.quote ? el("p", { class: "muted small", text: `${r.why.book_title} · ${r.why.section}: 「${r.why.quote}」` }) : null));
+  }
+  // The table at the end: every seat's card (as dealt and at dawn where cards moved), who died, the centre.
   if (r.roles.length) {
-    card.append(el("h2", { text: ui("roles") }), el("table", { class: "roles" }, r.roles.map((x) => el("tr", {
-      class: (v.game_over.seats.includes(x.seat) ? "won" : "") + (x.seat === v.seat ? " me" : "") },
-      el("td", { text: String(x.seat) }), el("td", { text: seatName(v.room, x.seat) }),
-      el("td", { text: x.name })))));
+    const dead = deadSeats(v.events);
+    const dealt = r.dealt || null;
+    card.append(el("h2", { text: dealt || r.center ? labels.final_table || ui("roles") : ui("roles") }),
+      el("table", { class: "roles", id: "final-table" },
+        dealt ? el("tr", { class: "head" }, el("th", {}), el("th", {}), el("th", { text: labels.dealt }),
+                   el("th", { text: labels.at_dawn })) : null,
+        r.roles.map((x) => el("tr", {
+          class: (v.game_over.seats.includes(x.seat) ? "won" : "") + (x.seat === v.seat ? " me" : "")
+                 + (dead.has(x.seat) ? " dead" : ""), "data-seat": String(x.seat) },
+          el("td", { text: String(x.seat) }),
+          el("td", { text: seatName(v.room, x.seat) + (dead.has(x.seat) ? " ✝" : ""),
+                     title: dead.has(x.seat) ? labels.died || "" : null }),
+          dealt ? el("td", { class: "dealt" + (dealt[String(x.seat)] !== x.name ? " moved" : ""),
+                             text: dealt[String(x.seat)] || "" }) : null,
+          el("td", { text: x.name })))));
+    if (r.center) {
+      card.append(el("p", { class: "centre", id: "centre" }, el("b", { text: labels.centre + ": " }),
+        r.center.join(" · ")));
+    }
   }
   const replay = el("ol", { class: "log replay", id: "replay" });
   card.append(el("button", { class: "big", id: "show-replay", text: ui("full_log"), onclick: async (e) => {
@@ -708,11 +923,13 @@ function buzzOnMyTurn(v) {
   const now = asks.length ? `${v.phase}:${asks.map((d) => d.act + (d.part || "")).join(",")}` : "";
   const fresh = now && now !== BUZZ.last;
   BUZZ.last = now;
-  if (!fresh || !buzzOn() || v.seat === null) return;
+  if (!fresh || v.seat === null) return false;
+  if (!buzzOn()) return true;
   window.__buzzes += 1;
   if (navigator.vibrate) navigator.vibrate([120, 80, 120]);
   // Face to face at night a beep would tell the table whose role was just called: vibration only.
   if (!(v.room.mode === "face_to_face" && /^night/.test(v.phase))) beep();
+  return true;
 }
 
 function beep() {

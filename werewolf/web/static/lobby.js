@@ -8,7 +8,8 @@ Object.assign(window.UI.en, {
   seats_hint_host: "Move or remove players and bots before the start (a taken seat: the two swap).",
   move_to: "Move to…", remove: "Remove", swap_with: "swap with", speech_time: "Time for each speech",
   speech_time_hint: "When it runs out, the speech ends; the speaker is warned 15 seconds before.",
-  speech_left: "Speech time left", speech_hurry: "Time is almost up!", play_again: "Play again (same seats)",
+  speech_left: "Speech time left", speech_hurry: "Time is almost up!", play_again: "Play again now (same seats)", again_lobby: "Play again: lobby first (change seats)",
+  speech_timeout: "Time! {seat}'s speaking time ran out.",
   games: "Games in this room", game_n: "Game {n}", replay_of: "replay", now_playing: "now",
 });
 Object.assign(window.UI["zh-Hant"], {
@@ -16,7 +17,8 @@ Object.assign(window.UI["zh-Hant"], {
   seats_hint_host: "開始前可移動或移除玩家與機器人（選已有人的座位則兩人互換）。",
   move_to: "移到…", remove: "移除", swap_with: "互換", speech_time: "每次發言的時間",
   speech_time_hint: "時間到發言即結束；結束前 15 秒提醒發言者。",
-  speech_left: "發言剩餘時間", speech_hurry: "時間快到了！", play_again: "再來一局（座位不變）",
+  speech_left: "發言剩餘時間", speech_hurry: "時間快到了！", play_again: "馬上再來一局（座位不變）", again_lobby: "再來一局：先回等候室（可換座位）",
+  speech_timeout: "時間到！{seat}的發言時間用完了。",
   games: "本房間的對局", game_n: "第 {n} 局", replay_of: "回放", now_playing: "進行中",
 });
 Object.assign(window.UI["zh-Hans"], {
@@ -24,7 +26,8 @@ Object.assign(window.UI["zh-Hans"], {
   seats_hint_host: "开始前可移动或移除玩家与机器人（选已有人的座位则两人互换）。",
   move_to: "移到…", remove: "移除", swap_with: "互换", speech_time: "每次发言的时间",
   speech_time_hint: "时间到发言即结束；结束前 15 秒提醒发言者。",
-  speech_left: "发言剩余时间", speech_hurry: "时间快到了！", play_again: "再来一局（座位不变）",
+  speech_left: "发言剩余时间", speech_hurry: "时间快到了！", play_again: "马上再来一局（座位不变）", again_lobby: "再来一局：先回等候室（可换座位）",
+  speech_timeout: "时间到！{seat}的发言时间用完了。",
   games: "本房间的对局", game_n: "第 {n} 局", replay_of: "回放", now_playing: "进行中",
 });
 
@@ -92,8 +95,11 @@ const SPEECH = { timer: null, warned: "" };
 function speechClock(v) {
   clearInterval(SPEECH.timer);
   if (!v.speaker_deadline || v.game_over) return null;
-  const deadline = v.speaker_deadline, warn = v.speech_warning || 0;
+  let deadline = v.speaker_deadline;
+  const warn = v.speech_warning || 0;
   const mine = (v.speaking || []).includes(v.seat);
+  // One's own speech shows one clock: the earlier of the speech's end and the decision's.
+  if (mine && v.deadline && v.deadline < deadline) deadline = v.deadline;
   const span = el("span", { class: "count", id: "speech-clock" });
   const card = el("section", { class: "card speech-timer" + (mine ? " mine" : ""), id: "speech-timer" },
     el("b", { text: ui("speech_left") + ": " }), span);
@@ -149,11 +155,14 @@ function seriesCard(v) {
   if (!v.room.next) watchForNext(S.room);
   const card = el("section", { class: "card", id: "series" });
   if (S.host && !v.room.next) {
-    card.append(el("button", { class: "big primary", id: "play-again", text: ui("play_again"), onclick: async (e) => {
-      e.target.disabled = true;
-      try { await api("POST", `/api/rooms/${S.room}/again`, { start: true }, S.host); }
-      catch (err) { toast(err.message); e.target.disabled = false; }
-    } }));
+    // The lobby first (people may change seats, leave, or bots come in), or at once with the same seats.
+    const again = (start) => async (e) => {
+      card.querySelectorAll("button").forEach((b) => { b.disabled = true; });
+      try { await api("POST", `/api/rooms/${S.room}/again`, { start }, S.host); }
+      catch (err) { toast(err.message); card.querySelectorAll("button").forEach((b) => { b.disabled = false; }); }
+    };
+    card.append(el("button", { class: "big primary", id: "again-lobby", text: ui("again_lobby"), onclick: again(false) }),
+      el("button", { class: "big", id: "play-again", text: ui("play_again"), onclick: again(true) }));
   }
   if (SERIES.room !== S.room) {
     SERIES.room = S.room;

@@ -149,7 +149,10 @@ function moderatorCard(v, t) {
   const card = el("section", { class: "card moderator", id: "moderator" },
     el("h2", { text: v.host ? ui("moderator") : ui("spectator") }));
   if (words) {
-    if (!MOD.current || !MOD.on) {
+    if (!MOD.on) {  // the voice off: the latest line of the script, as the table stands now (never a stale one)
+      const last = words.lines[words.lines.length - 1];
+      MOD.current = last ? last.text : "";
+    } else if (!MOD.current) {
       const said = words.lines.filter((l) => l.n < ((v.voice && v.voice.heard) || 0));
       const shown = said.length ? said[said.length - 1] : words.lines[0];
       if (shown) MOD.current = shown.text;

@@ -39,6 +39,8 @@ function packPanel(v, t, d) {
       marks.length ? el("em", { text: marks.join(" · ") }) : null));
   }
   box.append(list);
+  // Confirmed picks that differ end nothing yet: the pack is told to agree before the time is up.
+  if (v.pack_split && words.split) box.append(el("p", { class: "pack-split", id: "pack-split", role: "alert", text: words.split }));
   if (!d) return box;
   // Alone among bots, a person's pick is the pack's: one tap. With other people, a tap shows the pick to
   // them and "confirm" makes it final (until changed again).
@@ -83,19 +85,44 @@ function packChatCard(v, t) {
 }
 
 // The seat's any-moment buttons: pressed, the move waits for the next moment the rules allow (nobody
-// waits for it); pressed again, it is taken back.
+// waits for it). A mistaken one costs a life (a failed duel kills the knight): the first tap only asks to
+// tap again (ARM_MS) to arm it; armed, the card says so in red at its top with a button that takes it back.
+const ARM_MS = 5000;
+
 function interruptCard(v, t) {
   if (!v.interrupts || !t.interrupts) return null;
   const card = el("section", { class: "card interrupts", id: "interrupts" });
   v.interrupts.forEach((x, i) => {
     const words = t.interrupts[i] || { options: [] };
     const armed = x.armed ? JSON.stringify(x.armed) : null;
+    const chosen = armed ? words.options.find((o) => JSON.stringify(o.move) === armed) : null;
+    if (armed) {
+      card.classList.add("is-armed");
+      card.append(el("div", { class: "armed-banner", id: "armed", role: "alert" },
+        el("p", { class: "armed", text: `⚠ ${words.title}${chosen && chosen.label !== words.title ? " · " + chosen.label : ""}` }),
+        el("p", { class: "small", text: words.armed }),
+        el("button", { class: "big primary", id: "disarm", text: ui("disarm"),
+                       onclick: () => { PACK.arming = null; packPost("intent", x.no); } })));
+    }
     card.append(el("h2", { text: words.title }), el("p", { class: "muted small", text: words.hint }));
-    if (words.armed) card.append(el("p", { class: "armed", text: words.armed }));
     card.append(el("div", { class: "options" + (x.options.length > 4 ? " seats-grid" : "") }, words.options.map((o) => {
-      const on = armed === JSON.stringify(o.move);
-      return el("button", { class: "big interrupt" + (on ? " on" : ""), "data-move": JSON.stringify(o.move),
-        text: o.label, onclick: () => packPost("intent", on ? x.no : o.move) });
+      const move = JSON.stringify(o.move);
+      const on = armed === move;
+      const asking = !on && PACK.arming && PACK.arming.move === move && Date.now() < PACK.arming.until;
+      return el("button", { class: "big interrupt" + (on ? " on" : "") + (asking ? " confirming" : ""),
+        "data-move": move, text: asking ? `${ui("arm_again")} ${o.label}` : o.label, onclick: () => {
+          if (on) { PACK.arming = null; packPost("intent", x.no); return; }  // tapped when armed: taken back
+          if (!asking) {  // the first tap: tap again to arm
+            PACK.arming = { move, until: Date.now() + ARM_MS };
+            clearTimeout(PACK.armTimer);
+            PACK.armTimer = setTimeout(() => { PACK.arming = null; if (S.view) render(); }, ARM_MS);
+            render();
+            return;
+          }
+          PACK.arming = null;
+          clearTimeout(PACK.armTimer);
+          packPost("intent", o.move);
+        } });
     })));
   });
   return card;

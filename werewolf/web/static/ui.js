@@ -3,6 +3,10 @@
 "use strict";
 window.UI = {
   en: {
+    no_antidote_used: "No antidote tonight: you have already used it.",
+    no_antidote_self: "No antidote tonight: the rules do not let the witch save herself now.",
+    no_antidote: "No antidote tonight: the rules do not allow it.",
+    not_spoken: "Not heard from yet: ", answered: "Your answer", disarm: "Take it back (disarm)", arm_again: "Tap again to arm:",
     title: "Werewolf", create: "Create a room", ruleset: "Rules", deck: "Deck", bots: "Bots",
     bots_hint: "Bots take the last seats; empty seats can also be filled when the game starts.",
     mode: "Mode", online: "Online (type your speeches)", face_to_face: "Face to face (a spoken moderator)",
@@ -37,6 +41,9 @@ window.UI = {
     replay: "▶ Replay this game, step by step", why: "Why?"
   },
   "zh-Hant": {
+    no_antidote_used: "今晚沒有解藥可用：你已經用過了。", no_antidote_self: "今晚沒有解藥可用：規則不允許女巫此時自救。",
+    no_antidote: "今晚沒有解藥可用：規則不允許。",
+    not_spoken: "還沒發言：", answered: "你的選擇", disarm: "取消（解除）", arm_again: "再點一次確認：",
     title: "狼人殺", create: "建立房間", ruleset: "規則", deck: "板子", bots: "電腦玩家",
     bots_hint: "電腦玩家坐最後幾個位子；開局時也可以讓電腦補滿空位。",
     mode: "模式", online: "線上（打字發言）", face_to_face: "面殺（語音法官）",
@@ -68,6 +75,9 @@ window.UI = {
     replay: "▶ 逐步回放這局遊戲", why: "為什麼？"
   },
   "zh-Hans": {
+    no_antidote_used: "今晚没有解药可用：你已经用过了。", no_antidote_self: "今晚没有解药可用：规则不允许女巫此时自救。",
+    no_antidote: "今晚没有解药可用：规则不允许。",
+    not_spoken: "还没发言：", answered: "你的选择", disarm: "取消（解除）", arm_again: "再点一次确认：",
     title: "狼人杀", create: "创建房间", ruleset: "规则", deck: "板子", bots: "电脑玩家",
     bots_hint: "电脑玩家坐最后几个位子；开局时也可以让电脑补满空位。",
     mode: "模式", online: "线上（打字发言）", face_to_face: "面杀（语音法官）",
