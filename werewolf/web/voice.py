@@ -28,7 +28,7 @@ device is heard depends only on those lines. ``heard`` is stored with the answer
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -56,6 +56,8 @@ class Room(Protocol):
     def pacer(self) -> Pacer: ...
     @property
     def status(self) -> str: ...
+    @property
+    def clock(self) -> Callable[[], float]: ...
     def phase(self) -> str: ...
 
 
