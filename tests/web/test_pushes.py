@@ -18,6 +18,7 @@ import json
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -27,8 +28,10 @@ from hypothesis import strategies as st
 from werewolf.agents import RandomAgent
 from werewolf.core.decisions import Decision
 from werewolf.core.game import Game, Setup
+from werewolf.web import cluster
 from werewolf.web.hub import Hub
 from werewolf.web.pacing import Pace
+from werewolf.web.room import Room
 from werewolf.web.state import Subscriber
 from werewolf.web.store import RoomRecord, Store
 from werewolf.web.voice import VoiceAck
@@ -106,9 +109,11 @@ def delay(key: str) -> float:
 async def play(tmp: Path, name: str, ruleset: str, deck: str, seats: tuple[str, ...], center: tuple[str, ...],
                *, mode: str = "online", device: bool = False, victims: tuple[int, ...] = (), seed: int = 0,
                until: str = "day2", steps: int = 3000, bots: tuple[int, ...] = (),
-               read: bool = True, clock: Clock | None = None, every: bool = True) -> Played:
+               read: bool = True, clock: Clock | None = None, every: bool = True, follower: bool = False) -> Played:
     """Play a room of people on the test clock; every socket's pushes drained after every change. Each seat
-    has a full socket and a delta socket (``every``), or one of the two."""
+    has a full socket and a delta socket (``every``), or one of the two. ``follower``: the sockets watch a
+    second server's copy of the room (werewolf.web.cluster), which catches up with what the first one
+    stores after every change, as a cluster's server that does not own the room does."""
     clock = clock or Clock()
     store = Store("sqlite:///" + str(tmp / f"{name}.sqlite"))
     setup = Setup(ruleset, seats=seats, center=center, deck=deck, seed=seed, live_speech=True)
@@ -120,6 +125,27 @@ async def play(tmp: Path, name: str, ruleset: str, deck: str, seats: tuple[str, 
     try:
         room = await hub.room("room")
         room._agents = {s: Passive() for s in bots}  # bots that take every default, whatever their role
+        watched = room
+        if follower:
+            (stored,) = await store.submit(Store.load(["room"]))
+            watched = Room(stored, 0, clock, PACE, random.Random(seed))
+            peer = SimpleNamespace(owns=lambda _: False, hub=SimpleNamespace(clock=clock),
+                                   _apply_table=cluster.Cluster._apply_table,
+                                   _apply_pack=cluster.Cluster._apply_pack)
+
+        async def catch_up() -> None:
+            if watched is room:
+                return
+            fresh = await store.submit(cluster.read("room", watched.committed, seats=False))
+            if fresh is not None and cluster.Cluster._apply(peer, watched, fresh):  # type: ignore[arg-type]
+                watched.changed()  # as Cluster.catch_up_locked does
+
+        async def push(sub: Subscriber) -> str | None:
+            return await hub.push(room, sub) if watched is room else watched.push_json(sub)
+
+        async def view_json(s: Subscriber) -> str:
+            return await hub.view_json(room, s.seat, s.host, s.lang) if watched is room else \
+                watched.view_json(s.seat, s.host, s.lang)
         sockets: dict[tuple[Any, ...], Socket] = {}
         for s in [*range(1, room.n + 1), None]:
             kinds = ((None, False), ("en", True))
@@ -132,21 +158,22 @@ async def play(tmp: Path, name: str, ruleset: str, deck: str, seats: tuple[str, 
         last: dict[tuple[Any, ...], str] = {}
         for sock in sockets.values():
             sock.sub.dirty.set()
-            room.subs.add(sock.sub)
+            watched.subs.add(sock.sub)
 
         async def drain() -> None:
+            await catch_up()
             for sock in sockets.values():
                 sub = sock.sub
                 while sub.dirty.is_set():
                     sub.dirty.clear()
-                    text = await hub.push(room, sub)
+                    text = await push(sub)
                     if text is not None:
                         sock.sent.append((clock.now, text))
                         sock.view = apply(sock.view, json.loads(text))
                         sock.views.append((clock.now, bare(sock.view)))
             for key, sock in sockets.items() if read else ():  # each socket's view now, as a request reads it
                 s = sock.sub
-                text = await hub.view_json(room, s.seat, s.host, s.lang)
+                text = await view_json(s)
                 if text != last.get(key):
                     last[key] = text
                     v = json.loads(text)
@@ -244,15 +271,16 @@ GUARDS = [("facetoface", "ff12_444_guard", FF12, 12, 2, (3, 6, 10, 11)),
           ("classic", "c12_wolfking_guard", C12, 2, 3, (1, 4, 9, 12))]
 
 
-@pytest.mark.parametrize("device", [False, True], ids=["online", "voice"])
+@pytest.mark.parametrize(("device", "follower"), [(False, False), (True, False), (False, True)],
+                         ids=["online", "voice", "follower"])
 @pytest.mark.parametrize("case", GUARDS, ids=[c[1] for c in GUARDS])
 def test_a_wolf_cannot_tell_a_dead_guard_from_a_living_one(tmp_path: Path, case: tuple[Any, ...],
-                                                           device: bool) -> None:
+                                                           device: bool, follower: bool) -> None:
     # The guard and the villager the wolves kill on night 1 are bots (they answer when the step's time is
     # over), the rest people: on night 2 the guard is alive in one deal, dead in the other.
     ruleset, deck, seats, guard, victim, wolves = case
     mode = "face_to_face" if device else "online"
-    kw = {"mode": mode, "device": device, "victims": (victim,), "bots": (guard, victim)}
+    kw = {"mode": mode, "device": device, "victims": (victim,), "bots": (guard, victim), "follower": follower}
     alive = observe(tmp_path, "alive", ruleset, deck, seats, (), **kw)
     dead = observe(tmp_path, "dead", ruleset, deck, swapped(seats, guard, victim), (), **kw)
     assert "night2" in alive.phases and "night2" in dead.phases
