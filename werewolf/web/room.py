@@ -21,6 +21,7 @@ run out every open turn of the discussion is declined as it comes, which ends it
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import hmac
 import json
 import logging
@@ -354,24 +355,38 @@ class Room:
         return text
 
     def push_json(self, sub: Subscriber) -> str | None:
-        """What the socket ``sub`` is sent now: None if its view did not change; the full view (with
-        its version ``v``, for a delta socket) on connect or when asked for; else, for a delta socket,
-        ``{"v", "base", "set", "text", "events"}``: the fields that changed (``set``; ``text``: the
-        changed fields of its words, with ``events``: the new events' narrations), and the seat's newly
-        released visible events (``events``, exactly those: the same rule as the full view's)."""
-        sig = self.signature(sub.seat, sub.host, sub.lang)
-        if sig == sub.last and not sub.want_full:
+        """What the socket ``sub`` is sent now: None if nothing its seat sees changed since the last push;
+        the full view (with its version ``v``, for a delta socket) on connect or when asked for; else, for a
+        delta socket, ``{"v", "base", "set", "text", "events"}``: the fields that changed (``set``; ``text``:
+        the changed fields of its words, with ``events``: the new events' narrations), and the seat's newly
+        released visible events (``events``, exactly those: the same rule as the full view's).
+
+        The gate of every push (docs/security.md, "What timing and updates may reveal"): the signature only
+        says the view *may* have changed (it moves with the room's inner state: the pacer's open step, the
+        engine's request before it is shown, the pack following the game), and when it moves depends on
+        hidden facts (a living guard's answer opens the wolves' knife in the engine, a dead one's does not).
+        So the view is made and compared with the last one sent; an update that changes nothing the seat
+        sees is never sent, and the count, order and timing of a seat's pushes follow its view alone."""
+        if self.signature(sub.seat, sub.host, sub.lang) == sub.last and not sub.want_full:
             return None
-        sub.last = sig
         if not sub.delta:
-            return self.view_json(sub.seat, sub.host, sub.lang)
+            text = self.view_json(sub.seat, sub.host, sub.lang)
+            sub.last = self.signature(sub.seat, sub.host, sub.lang)  # after the view: making it may move it
+            digest = hashlib.blake2b(text.encode(), digest_size=16).digest()
+            if digest == sub.digest:
+                return None
+            sub.digest = digest
+            return text
         v, sight = self.head(sub.seat, sub.host)
         words = self._words(v, sight, sub.seat, sub.lang)
         told = words.pop("events") if words is not None else None
         count = len(sight.events) if sight is not None else 0
-        sub.v += 1
+        sub.last = self.signature(sub.seat, sub.host, sub.lang)
         full = sub.want_full or sub.head is None or sub.sent > count or \
             (words is not None and sub.text_head is None)
+        if not full and count == sub.sent and v == sub.head and words == sub.text_head:
+            return None  # nothing this seat sees changed
+        sub.v += 1
         if full:
             sub.want_full = False
             body = dict(v)
@@ -423,9 +438,13 @@ class Room:
         speaking = tuple(d.seat for d in self.pending() if d.act == "speak")
         seen = self._public + (self._private.get(seat, 0) if seat is not None else 0)
         awake = self.pacer.step if seat is not None else None  # the open step (a seat may be woken by it)
-        voice = self.voice.signature(self.clock()) if seat is None else ()
+        # A seat is woken once the voice has called its role (``awake``): whether the table waits for it.
+        voice = self.voice.signature(self.clock()) if seat is None else (self.voice.waits(self.clock()),)
+        # A voice of the knife the table sees is shown who has answered (a pick taken when its time is up
+        # answers without the pack's own count moving).
+        knife = self.game.answered if seat is not None and any(d.seat == seat for d in wolfpack.knife(self)) else 0
         return (self.status, self.info_version, seen, mine, speaking, host, lang, self.over(), awake,
-                wolfpack.signature(self, seat), voice)
+                wolfpack.signature(self, seat), voice, knife)
 
     def changed(self) -> None:
         """Something everyone may need to see: wake every socket."""

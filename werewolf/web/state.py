@@ -64,7 +64,8 @@ class Subscriber:
     lang: str | None
     dirty: asyncio.Event = field(default_factory=asyncio.Event)
     closed: bool = False
-    last: tuple[Any, ...] | None = None  # the signature of the last view sent
+    last: tuple[Any, ...] | None = None  # the room's signature for this socket when its view was last made
+    digest: bytes | None = None  # a full-view socket: the hash of the last view sent (none is sent twice)
     # The delta protocol (``?delta=true``): after a full view, each push carries only what changed.
     delta: bool = False
     want_full: bool = False  # the client asked for the full view (it lost track of its version)
