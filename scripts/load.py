@@ -34,10 +34,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import ipaddress
 import json
 import os
 import random
+import secrets
 import signal
 import socket
 import statistics
@@ -45,6 +47,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -362,43 +365,25 @@ async def main_async(args: argparse.Namespace, base: str, pid: int | None) -> St
     return stats
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--rooms", type=int, default=200)
-    ap.add_argument("--seconds", type=float, default=180, help="stop every room after this long (default 180)")
-    ap.add_argument("--think", type=float, default=1.0,
-                    help="mean think time of a player before answering, seconds (uniform 0..2x; default 1)")
-    ap.add_argument("--ramp", type=float, default=10,
-                    help="seconds over which the games start, once every room is seated (default 10)")
-    ap.add_argument("--ruleset", default="classic")
-    ap.add_argument("--deck", default="classic12")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--connections", type=int, default=200, help="HTTP connections of the load client")
-    ap.add_argument("--timeline", action="store_true", help="also print the latency per 10-second window")
-    ap.add_argument("--breakdown", action="store_true",
-                    help="also print the latency by act, by whether the view moved to a new phase, and of the "
-                         "POST /act answer itself")
-    ap.add_argument("--probe", action="store_true",
-                    help="start the server with WEREWOLF_PROBE=1 and print its own timings during play (its "
-                         "lock waits, worker thread, commits, pushes, GC pauses, event-loop lag; with --url, "
-                         "start that server with WEREWOLF_PROBE=1 yourself)")
-    ap.add_argument("--url", default=None, help="a running server (loopback only; start it with --limits off, or "
-                                                "its rate limits refuse most rooms); default: start one")
-    ap.add_argument("--database", default=None, help="the started server's database (default: a temporary SQLite)")
-    ap.add_argument("--workers", type=int, default=1,
-                    help="the started server's --workers: processes sharing its port (needs a PostgreSQL --database)")
-    ap.add_argument("--pace", type=float, nargs=2, default=None, metavar=("MIN", "MAX"),
-                    help="the started server's --pace: seconds each night step lasts (default: the server's, "
-                         "4 9; 0 0 plays the nights as fast as the players answer, as before pacing)")
-    ap.add_argument("--full-views", action="store_true",
-                    help="ask for the whole view at every push, not for deltas (the protocol before deltas)")
-    ap.add_argument("--server-pid", type=int, default=None,
-                    help="with --url: the server's process id, to print its CPU time per answer and per view")
-    args = ap.parse_args()
-    if args.rooms > 1000 or args.seconds > 1800:
-        sys.exit("bounded: at most 1000 rooms and 1800 seconds")
-    more_files()
+@dataclass
+class Summary:
+    """One run's figures, for the table of a sweep."""
 
+    workers: int
+    answers: int
+    per_second: float  # answers a second of play (from every room seated to the end)
+    p50: float
+    p95: float
+    p99: float
+    cpu_per_answer: float | None
+    cpu_per_view: float | None
+    cores: float | None
+    errors: int
+    load: float
+
+
+def measure(args: argparse.Namespace, workers: int, database: str | None) -> Summary:
+    """One run: a server started (or ``--url``'s), the rooms played, every figure printed."""
     server = None
     tmp = None
     base = args.url
@@ -406,11 +391,11 @@ def main() -> None:
     if base is None:
         port = free_port()
         tmp = tempfile.TemporaryDirectory()
-        db = args.database or os.path.join(tmp.name, "load.sqlite")
+        db = database or os.path.join(tmp.name, "load.sqlite")
         server = subprocess.Popen([sys.executable, "-m", "werewolf.cli", "serve", "--host", "127.0.0.1",
                                    "--port", str(port), "--database", db, "--timeout", "0",
                                    "--limits", "off",  # 200 rooms from one address: no rate limits
-                                   "--workers", str(args.workers),
+                                   "--workers", str(workers),
                                    *(["--pace", *map(str, args.pace)] if args.pace else [])],
                                   cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                   env={**os.environ, **({"WEREWOLF_PROBE": "1"} if args.probe else {})})
@@ -429,7 +414,7 @@ def main() -> None:
     loopback_only(base)
     print(f"load: {args.rooms} rooms × 12 players ({args.ruleset} {args.deck}), think {args.think}s mean, "
           f"at most {args.seconds:.0f}s, against {base}"
-          + (f" ({args.workers} server processes)" if args.workers > 1 else ""), flush=True)
+          + (f" ({workers} server processes)" if workers > 1 else ""), flush=True)
     t0 = time.time()
     cpu_end = None
     own_end = play_end = 0.0
@@ -496,6 +481,106 @@ def main() -> None:
         print(f"load client CPU:       {own:.1f} s ({100 * own / max(1e-9, play_end - stats.play_start):.0f}% of a "
               "core: near 100%, the client's own delays are in the latencies)")
     print(f"errors:                {stats.errors}" + (f" {stats.error_kinds}" if stats.errors else ""))
+
+    cpu_ms = cpu_view = cores = None
+    if stats.cpu_start is not None and cpu_end is not None:
+        cpu = cpu_end - stats.cpu_start
+        cpu_ms, cpu_view = 1000 * cpu / max(1, stats.answers), 1000 * cpu / max(1, stats.views)
+        cores = cpu / max(1e-9, play_end - stats.play_start)
+    played = max(1e-9, play_end - stats.play_start) if stats.play_start else took
+    return Summary(workers, stats.answers, stats.answers / played, pct(lat, 50), pct(lat, 95), pct(lat, 99),
+                   cpu_ms, cpu_view, cores, stats.errors, os.getloadavg()[0])
+
+
+@contextlib.contextmanager
+def fresh_database(server: str) -> Iterator[str]:
+    """A new database on the PostgreSQL server ``server`` (a URL naming any database on it), dropped after."""
+    import psycopg
+
+    name = "werewolf_load_" + secrets.token_hex(6)
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    try:
+        yield server.rpartition("/")[0] + "/" + name
+    finally:
+        with psycopg.connect(server, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def sweep(args: argparse.Namespace) -> None:
+    """``--sweep N…``: one run a process count, each on a fresh database of the PostgreSQL server
+    ``--database``, then the curve: answers a second and latencies against processes."""
+    if not (args.database or "").startswith(("postgresql://", "postgres://")):
+        sys.exit("--sweep needs --database postgresql://…: the server on which each run makes a fresh database")
+    if args.url is not None:
+        sys.exit("--sweep starts its own servers: leave out --url")
+    rows: list[Summary] = []
+    for n in args.sweep:
+        print(f"\n== {n} process(es), load average {os.getloadavg()[0]:.1f} before the run ==", flush=True)
+        with fresh_database(args.database) as db:
+            rows.append(measure(args, n, db))
+    print(f"\nsweep: {args.rooms} rooms, {args.seconds:.0f} s each, PostgreSQL, a fresh database a run")
+    print("| processes | answers | answers/s of play | p50 ms | p95 ms | p99 ms | CPU ms/answer | ms/view | cores used "
+          "| errors | load average after |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for r in rows:
+        def f(x: float | None, digits: int) -> str:
+            return "n/a" if x is None else f"{x:,.{digits}f}"
+
+        print(f"| {r.workers} | {r.answers:,} | {r.per_second:.0f} | {r.p50:.1f} | {r.p95:.1f} | {r.p99:.1f} | "
+              f"{f(r.cpu_per_answer, 2)} | {f(r.cpu_per_view, 3)} | {f(r.cores, 2)} | {r.errors} | {r.load:.1f} |")
+    if len(rows) > 1:
+        first = rows[0]
+        for r in rows[1:]:
+            print(f"{r.workers} processes against {first.workers}: {r.per_second / max(1e-9, first.per_second):.2f}× "
+                  f"the answers a second, p95 {r.p95 / max(1e-9, first.p95):.2f}×, CPU per answer "
+                  + (f"{r.cpu_per_answer / first.cpu_per_answer:.2f}×" if r.cpu_per_answer and first.cpu_per_answer
+                     else "n/a"))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rooms", type=int, default=200)
+    ap.add_argument("--seconds", type=float, default=180, help="stop every room after this long (default 180)")
+    ap.add_argument("--think", type=float, default=1.0,
+                    help="mean think time of a player before answering, seconds (uniform 0..2x; default 1)")
+    ap.add_argument("--ramp", type=float, default=10,
+                    help="seconds over which the games start, once every room is seated (default 10)")
+    ap.add_argument("--ruleset", default="classic")
+    ap.add_argument("--deck", default="classic12")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--connections", type=int, default=200, help="HTTP connections of the load client")
+    ap.add_argument("--timeline", action="store_true", help="also print the latency per 10-second window")
+    ap.add_argument("--breakdown", action="store_true",
+                    help="also print the latency by act, by whether the view moved to a new phase, and of the "
+                         "POST /act answer itself")
+    ap.add_argument("--probe", action="store_true",
+                    help="start the server with WEREWOLF_PROBE=1 and print its own timings during play (its "
+                         "lock waits, worker thread, commits, pushes, GC pauses, event-loop lag; with --url, "
+                         "start that server with WEREWOLF_PROBE=1 yourself)")
+    ap.add_argument("--url", default=None, help="a running server (loopback only; start it with --limits off, or "
+                                                "its rate limits refuse most rooms); default: start one")
+    ap.add_argument("--database", default=None, help="the started server's database (default: a temporary SQLite)")
+    ap.add_argument("--workers", type=int, default=1,
+                    help="the started server's --workers: processes sharing its port (needs a PostgreSQL --database)")
+    ap.add_argument("--sweep", type=int, nargs="+", default=None, metavar="N",
+                    help="one run for each process count N (e.g. 1 2 3 4), each against a fresh database made on "
+                         "the PostgreSQL server --database names (and dropped after), then the curve")
+    ap.add_argument("--pace", type=float, nargs=2, default=None, metavar=("MIN", "MAX"),
+                    help="the started server's --pace: seconds each night step lasts (default: the server's, "
+                         "4 9; 0 0 plays the nights as fast as the players answer, as before pacing)")
+    ap.add_argument("--full-views", action="store_true",
+                    help="ask for the whole view at every push, not for deltas (the protocol before deltas)")
+    ap.add_argument("--server-pid", type=int, default=None,
+                    help="with --url: the server's process id, to print its CPU time per answer and per view")
+    args = ap.parse_args()
+    if args.rooms > 1000 or args.seconds > 1800:
+        sys.exit("bounded: at most 1000 rooms and 1800 seconds")
+    more_files()
+    if args.sweep:
+        sweep(args)
+    else:
+        measure(args, args.workers, args.database)
 
 
 if __name__ == "__main__":

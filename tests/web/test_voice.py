@@ -360,8 +360,11 @@ def script_of(g: Game) -> list[Line]:
     from werewolf.web.pacing import Pacer
     from werewolf.web.voice import Voice
 
+    class Stand(SimpleNamespace):  # (a subclass: the voice holds its room by a weak reference)
+        pass
+
     pacer = Pacer(PACE, g.events, len(g.events), 0.0)
-    room = SimpleNamespace(rec=SimpleNamespace(mode="face_to_face"), setup=g.setup, game=g, pacer=pacer,
+    room = Stand(rec=SimpleNamespace(mode="face_to_face"), setup=g.setup, game=g, pacer=pacer,
                            status="over", phase=lambda: g.phase)
     return Voice(room, 0).lines()  # type: ignore[arg-type]
 

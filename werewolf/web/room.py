@@ -123,6 +123,7 @@ class Room:
         self._sights: dict[int | None, Sight] = {}
         self._encoded: dict[int, str] = {}  # id(event) -> its JSON (events live as long as the game)
         self.info_version = 0
+        self._info: tuple[tuple[Any, ...], dict[str, Any]] | None = None  # (its key, ``info()``): shared_info
         # The last change (a lobby's from the database, so that a restart does not prolong it), and the
         # last change or request: a lobby expires after the first, a finished game after the second.
         self.touched = rec.active() if rec.status == "lobby" else clock()
@@ -170,6 +171,14 @@ class Room:
             "seats": [{"seat": n, "name": self.names.get(n), "bot": n in self.bots,
                        "taken": n in self.names or n in self.bots} for n in range(1, self.n + 1)],
         }
+
+    def shared_info(self) -> dict[str, Any]:
+        """``info()`` made once for every view until it changes (every change of it bumps ``info_version``,
+        which the sockets' signatures watch too); the same object in every seat's view: never changed."""
+        key = (self.info_version, self.status, self.rec.next_id)
+        if self._info is None or self._info[0] != key:
+            self._info = (key, self.info())
+        return self._info[1]
 
     def free_seats(self) -> list[int]:
         return [n for n in range(1, self.n + 1) if n not in self.names and n not in self.bots]
@@ -248,7 +257,7 @@ class Room:
             deadline = min(times) if times else None
         out["deadline"] = deadline
         out["host"] = host
-        out["room"] = self.info()
+        out["room"] = self.shared_info()
         out["speaking"] = sorted({d.seat for d in self.pending() if d.act == "speak"})
         out["discussion"] = self.discussion()
         out.update(wolfpack.view(self, seat))

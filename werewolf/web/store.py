@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import json
 import os
 import queue
@@ -53,6 +54,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    bindparam,
     create_engine,
     event,
     func,
@@ -151,7 +153,10 @@ def announce(conn: Connection, room_id: str, answers: int | None = None) -> None
     (``answers``: how many it has stored then, if known). PostgreSQL only: SQLite serves one process."""
     if conn.dialect.name == "postgresql":
         payload = f"{room_id} {-1 if answers is None else answers} {writer()}"
-        conn.execute(text("SELECT pg_notify(:channel, :payload)"), {"channel": CHANNEL, "payload": payload})
+        conn.execute(_NOTIFY, {"channel": CHANNEL, "payload": payload})
+
+
+_NOTIFY = text("SELECT pg_notify(:channel, :payload)")
 
 
 def database_url(database: str | None) -> str:
@@ -429,7 +434,7 @@ class Store:
 
         def run(conn: Connection) -> None:
             if values:
-                conn.execute(insert(answers), values)
+                conn.execute(_INSERT_ANSWERS, values)
             if status is not None:
                 conn.execute(update(rooms).where(rooms.c.id == room_id).values(status=status))
         return run
@@ -467,20 +472,19 @@ class Store:
             # last answer stored, never over it nor after a gap. A change without answers (the pacer's
             # count, the clock) may follow answers stored meanwhile by another server of a cluster: what it
             # says holds of the longer log too (the events it counts are a prefix of that log's).
-            stored = rooms.c.answers_stored
             counted = {"answers_stored": start + len(rows)} if rows else {}
             if values or counted:  # the check and the row's update in one statement
-                done = conn.execute(update(rooms).where(rooms.c.id == room_id,
-                                                        stored == start if rows else stored >= start)
-                                    .values(**values, **counted)).rowcount == 1
+                new = {**values, **counted}
+                done = conn.execute(_progress_update(tuple(new), "=" if rows else ">="),
+                                    {"_room": room_id, "_start": start, **_set(new)}).rowcount == 1
             else:
                 done = False
             if not done:  # refused, or a row that does not hold the count yet: the answers are counted
                 have = Store.stored_answers(conn, room_id)
                 if have != start and not (not rows and have > start):
                     raise StaleWrite(f"room {room_id}: {have} answer(s) stored, the change was made after {start}")
-                conn.execute(update(rooms).where(rooms.c.id == room_id)
-                             .values(**values, answers_stored=have + len(rows)))
+                new = {**values, "answers_stored": have + len(rows)}
+                conn.execute(_progress_update(tuple(new), None), {"_room": room_id, **_set(new)})
             answers_of(conn)
             announce(conn, room_id, start + len(rows))
         return run
@@ -524,6 +528,27 @@ class Store:
                     out[a.room_id].answers.append((a.seat, a.act, scrub_json(json.loads(a.value))))
             return list(out.values())
         return run
+
+
+# The hot writes (every change of a live room: ``Store.progress``) as statements made once and bound at each
+# execution: building an UPDATE and its cache key cost the writer thread more CPU than SQLite's own work.
+_INSERT_ANSWERS = insert(answers)
+
+
+@functools.lru_cache(maxsize=256)  # one per set of columns written and check: a few dozen at most
+def _progress_update(columns: tuple[str, ...], check: str | None) -> Any:
+    """``UPDATE rooms SET <columns> WHERE id = :_room`` (and, with ``check``, ``answers_stored`` ``=`` or
+    ``>=`` ``:_start``), its values bound as ``:_set_<column>``."""
+    where = [rooms.c.id == bindparam("_room")]
+    if check == "=":
+        where.append(rooms.c.answers_stored == bindparam("_start"))
+    elif check == ">=":
+        where.append(rooms.c.answers_stored >= bindparam("_start"))
+    return update(rooms).where(*where).values({c: bindparam("_set_" + c) for c in columns})
+
+
+def _set(values: dict[str, Any]) -> dict[str, Any]:
+    return {"_set_" + c: v for c, v in values.items()}
 
 
 def _add_columns(engine: Engine) -> None:

@@ -7,6 +7,7 @@ and option labels, the result. The browser only lays it out.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -45,6 +46,21 @@ class Room(Protocol):
 
 
 def _t(key: str, lang: str, fallback: str | None = None, **fields: Any) -> str:
+    """The message ``key`` (else ``fallback``, else the key itself), remembered: the catalogues never change,
+    and every push of every seat asks the same few hundred messages again (its labels, prompts, names)."""
+    try:
+        return _words(key, lang, fallback, tuple((k, type(v), v) for k, v in fields.items()))
+    except TypeError:  # a field that cannot be a key (a list): made each time
+        return _message(key, lang, fallback, fields)
+
+
+@functools.lru_cache(maxsize=8192)  # bounded: a server's memory stays flat
+def _words(key: str, lang: str, fallback: str | None, fields: tuple[tuple[str, type, Any], ...]) -> str:
+    # (each field's type is in the key: 1, 1.0 and True are equal keys, but not the same text)
+    return _message(key, lang, fallback, {k: v for k, _, v in fields})
+
+
+def _message(key: str, lang: str, fallback: str | None, fields: dict[str, Any]) -> str:
     if has(key, lang):
         try:
             return t(key, lang, **fields)

@@ -28,6 +28,7 @@ device is heard depends only on those lines. ``heard`` is stored with the answer
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -132,7 +133,10 @@ class Voice:
     """A face-to-face room's script and how much of it the moderator device has spoken."""
 
     def __init__(self, room: Room, heard: int | None) -> None:
-        self.room = room
+        # A weak reference: the room holds its voice, and a strong one back would put every room in a cycle,
+        # which only the garbage collector's rare full collections free (``werewolf.web.runtime``): a
+        # finished room must leave memory by its reference count (scripts/memory.py).
+        self._room: weakref.ReferenceType[Room] = weakref.ref(room)
         self.face_to_face = room.rec.mode == FACE_TO_FACE
         self.turns = room.setup.ruleset not in ONE_NIGHT
         self.heard = heard or 0
@@ -141,6 +145,13 @@ class Voice:
         self.paused = False
         self.behind_since: float | None = None  # since when the table has waited on the line now said
         self._reset()
+
+    @property
+    def room(self) -> Room:
+        room = self._room()
+        if room is None:  # only a room's own calls reach its voice, and they hold the room
+            raise RuntimeError("the voice's room has left memory")
+        return room
 
     def _reset(self) -> None:
         self._fixed: list[Line] = []  # the lines of the events scanned so far
