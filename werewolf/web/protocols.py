@@ -65,17 +65,23 @@ class HeadDeadline:
     def _head_done(self) -> bool:
         return False
 
-
-class JsonErrorsH11(HeadDeadline, H11Protocol):
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
+    # The protocol's own hooks (HeadDeadline comes first in each class's bases): the clock starts when the
+    # connection opens, and again at the first byte of a next request; it stops when the connection is gone.
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)  # type: ignore[misc]
         self._arm()
 
     def data_received(self, data: bytes) -> None:
         if self._idle():
             self._arm()
-        super().data_received(data)
+        super().data_received(data)  # type: ignore[misc]
 
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)  # type: ignore[misc]
+
+
+class JsonErrorsH11(HeadDeadline, H11Protocol):
     def handle_events(self) -> None:
         super().handle_events()
         if self._head_done():
@@ -84,10 +90,6 @@ class JsonErrorsH11(HeadDeadline, H11Protocol):
     def _head_done(self) -> bool:
         # h11 is IDLE on the client's side until a request's line and headers have all come.
         return self.conn.their_state is not h11.IDLE
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._disarm()
-        super().connection_lost(exc)
 
     def send_400_response(self, msg: str) -> None:
         headers, body = _error(msg)
@@ -111,22 +113,9 @@ def protocol(header_timeout: float = HEADER_TIMEOUT, *, h11_only: bool = False) 
     class JsonErrorsHttpTools(HeadDeadline, HttpToolsProtocol):
         header_timeout = deadline
 
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
-            self._arm()
-
-        def data_received(self, data: bytes) -> None:
-            if self._idle():
-                self._arm()
-            super().data_received(data)
-
         def on_headers_complete(self) -> None:
             self._disarm()
             super().on_headers_complete()
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            self._disarm()
-            super().connection_lost(exc)
 
         def send_400_response(self, msg: str) -> None:
             headers, body = _error(msg)
