@@ -456,7 +456,7 @@ class Speak(Decision):
     Its value is the text said, None for "done", or ``PASSED`` (the empty string: no text is ever empty)."""
 
     __slots__ = ("part",)
-    MAX = 2000
+    MAX: Final = 2000
     PASSED: Final = ""
 
     def __init__(self, seat: int, part: str) -> None:

@@ -28,6 +28,7 @@ import logging
 import math
 import random
 import time
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -100,7 +101,11 @@ class Room:
         self.pacer = Pacer(self.pace, self.game.events, paced, clock(), rng)
         self.voice = Voice(self, rec.heard)  # face to face: the moderator device leads (werewolf.web.voice)
         self.pacer.gate = self.voice
-        self.pacer.asks_person = lambda: any(d.seat not in self.bots for d in self.game.pending())
+        # By a weak reference: the room holds its pacer, and a cycle would keep a finished room in memory until a
+        # full collection, which serve runs rarely (werewolf.web.runtime).
+        me = weakref.ref(self)
+        self.pacer.asks_person = lambda: (room := me()) is not None and any(
+            d.seat not in room.bots for d in room.game.pending())
         self.stored_paced = rec.paced
         self.fixed_deal = rec.fixed_deal
         self.wake: asyncio.TimerHandle | None = None
