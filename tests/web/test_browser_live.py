@@ -293,6 +293,14 @@ def test_a_speech_the_timer_ends_leaves_a_line_in_the_log(browser: Any, server: 
     assert page.locator("#speech-timer").count() == 1 and page.locator("#decide .deadline").count() == 0
     page.wait_for_selector("#log li.ev-speech_timeout", timeout=30000)  # she says nothing: time!
     assert "Seat 1" in page.inner_text("#log li.ev-speech_timeout")
+    # The server says so, not this page: a reload (or a late spectator) shows the same line, once.
+    page.reload()
+    page.wait_for_selector("#log, #cover", timeout=30000)
+    if page.locator("#cover").count():
+        page.click("#cover")
+    page.wait_for_selector("#log li.ev-speech_timeout", timeout=30000)
+    assert page.locator("#log li.ev-speech_timeout").count() == 1
+    assert "Seat 1" in page.inner_text("#log li.ev-speech_timeout")
     page.context.close()
 
 

@@ -7,6 +7,7 @@ and in the database (the same room read back by a new server on the same file).
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import sqlite3
 from collections.abc import Iterator
@@ -256,6 +257,75 @@ def test_a_speech_is_ended_by_the_server_at_its_time_after_a_warning(tmp_path: P
             assert room.view(None)["speaker_deadline"] != deadline
             stored_rec = (await store.submit(Store.load(["talk"])))[0]
             assert stored_rec.answers[spoken] == (1, "speak", None) and stored_rec.speech_time == 60
+            await hub.stop()
+        finally:
+            store.close()
+
+    asyncio.run(run())
+
+
+async def _to_first_speech(hub: Hub, room: Any, clock: Clock) -> Any:
+    """Seat 1 declines what it is asked until it has the floor; its speech."""
+    for _ in range(200):
+        mine = room.pending(1)
+        if any(d.act == "speak" for d in mine):
+            return next(d for d in mine if d.act == "speak")
+        assert mine and not room.over(), "seat 1 is asked nothing before its speech"
+        clock.now += 1
+        await hub.decline(room, mine)
+    raise AssertionError("seat 1 never had the floor")
+
+
+def _time_lines(room: Any) -> list[list[dict[str, Any]]]:
+    """Every seat's (and the spectators') timed-out speeches, as the speech events their views place them at."""
+    out = []
+    for seat in [None, *range(1, 10)]:
+        v = room.view(seat)
+        assert json.loads(room.view_json(seat, False, "en"))["timeouts"] == v["timeouts"]
+        out.append([v["events"][i] for i in v["timeouts"]])
+    return out
+
+
+@pytest.mark.parametrize("ended_by", ["timer", "speaker"])
+def test_a_timed_out_speech_is_in_every_log_and_stays_after_a_restart(tmp_path: Path, ended_by: str) -> None:
+    async def run() -> None:
+        clock = Clock()
+        store = Store(database_url(str(tmp_path / "timeout.sqlite")))
+        setup = Setup("classic", seats=WOLF_FIRST, seed=7, live_speech=True)
+        rec = RoomRecord(id="late", created=clock.now, status="lobby", setup=setup.as_json(), mode="online",
+                         lang="en", bots=list(range(2, 10)), host_hash="h" * 64, timeout=0, bot_kind="heuristic",
+                         paced=0, speech_time=60, players=[PlayerRecord(1, "Ann", "a" * 64, clock.now)])
+        try:
+            await store.submit(Store.create_room(rec))
+            hub = Hub(store, timeout=0, clock=clock, timers=False)
+            await hub.start()
+            room = await hub.room("late")
+            await hub.start_game(room, False)
+            speech = await _to_first_speech(hub, room, clock)
+            spoken = len(room.game.answers)
+            assert _time_lines(room) == [[]] * 10  # the bots' speeches before it ended as theirs do: no line
+            if ended_by == "timer":
+                clock.now += 60
+                await hub.sweep()
+            else:  # the speaker says "done" (nothing typed) just in time: the same answer, but hers
+                clock.now += 59.5
+                await hub.act(room, 1, {"act": "speak", "text": None})
+                await hub.sweep()
+            assert not any(d is speech for d in room.pending(1))
+            assert room.game.answers[spoken] == (1, "speak", None)  # the answer alone cannot tell the two apart
+            lines = _time_lines(room)
+            if ended_by == "timer":
+                # after her speech's own line (a "done": no text), once
+                assert lines[0] == [{"type": "speech", "phase": "day1", "seat": 1, "part": speech.part}]
+                assert all(seen == lines[0] for seen in lines)  # public: the same line for everyone
+            else:
+                assert lines == [[]] * 10
+            await hub.stop()
+            hub = Hub(store, timeout=0, clock=clock, timers=False)  # a restart: the room from the store
+            await hub.start()
+            again = await hub.room("late")
+            assert again is not room
+            assert _time_lines(again) == lines
             await hub.stop()
         finally:
             store.close()

@@ -57,7 +57,7 @@ from werewolf.web import pack as wolfpack
 from werewolf.web.errors import ApiError, Behind
 from werewolf.web.homes import hash64, worker_key
 from werewolf.web.pacing import Pacer
-from werewolf.web.store import CHANNEL, RoomRecord, Store, answers, libpq_url, players, rooms, writer
+from werewolf.web.store import CHANNEL, RoomRecord, Store, answers, libpq_url, players, rooms, timed_out_of, writer
 
 if TYPE_CHECKING:
     import psycopg
@@ -94,6 +94,7 @@ class Fresh:
     pack: str | None = None  # the pack's picks, chat and buttons as stored (``werewolf.web.pack``)
     heard: int | None = None  # face to face: the voice's lines spoken (``werewolf.web.voice``)
     next_id: str | None = None  # the series' next game (``werewolf.web.lobby``)
+    timed_out: str | None = None  # the speeches the speech timer ended, as stored (``werewolf.web.timers``)
 
 
 def read(room_id: str, since: int, seats: bool = True) -> Callable[[Connection], Fresh | None]:
@@ -101,7 +102,7 @@ def read(room_id: str, since: int, seats: bool = True) -> Callable[[Connection],
     read first: the answers read after it are at least those its pacer's count speaks of."""
     def run(conn: Connection) -> Fresh | None:
         row = conn.execute(select(rooms.c.status, rooms.c.bots, rooms.c.paced, rooms.c.talk_ends, rooms.c.pack,
-                                  rooms.c.heard, rooms.c.next_id)
+                                  rooms.c.heard, rooms.c.next_id, rooms.c.timed_out)
                            .where(rooms.c.id == room_id)).first()
         if row is None:
             return None
@@ -112,7 +113,7 @@ def read(room_id: str, since: int, seats: bool = True) -> Callable[[Connection],
             select(answers.c.seat, answers.c.act, answers.c.value)
             .where(answers.c.room_id == room_id, answers.c.idx >= since).order_by(answers.c.idx))]
         return Fresh(row.status, json.loads(row.bots), row.paced, row.talk_ends, taken, new, row.pack, row.heard,
-                     row.next_id)
+                     row.next_id, row.timed_out)
     return run
 
 
@@ -453,12 +454,18 @@ class Cluster:
     @staticmethod
     def _apply_table(room: Room, fresh: Fresh) -> bool:
         """What the table's features keep beside the answers, as another server stored it: the pack's picks,
-        chat and buttons, the voice's lines heard, the next game of the series."""
+        chat and buttons, the voice's lines heard, the speeches the speech timer ended, the next game of the
+        series."""
         moved = False
         if fresh.pack is not None:
             moved = Cluster._apply_pack(room, wolfpack.PackState.from_json(fresh.pack))
         if fresh.heard is not None and fresh.heard != room.voice.stored and fresh.heard > room.voice.heard:
             room.voice.heard = room.voice.stored = fresh.heard
+            moved = True
+        timed_out = timed_out_of(fresh.timed_out)
+        if len(timed_out) > len(room.timed_out):
+            room.timed_out = timed_out
+            room.stored_timed_out = len(timed_out)
             moved = True
         if fresh.next_id is not None and room.rec.next_id != fresh.next_id:
             room.rec.next_id = fresh.next_id

@@ -390,11 +390,12 @@ class Hub:
                 return
             await self._change(room, lambda: room.voice.hear(ack, self.clock()))
 
-    async def decline(self, room: Room, decisions: list[Decision]) -> None:
-        """Give timed-out decisions their defaults (and move the room on by its clock)."""
-        await self._again(room, lambda: self._decline(room, decisions))
+    async def decline(self, room: Room, decisions: list[Decision], speeches: list[Decision] | None = None) -> None:
+        """Give timed-out decisions their defaults (and move the room on by its clock); ``speeches``: those of
+        them the speech timer ends (noted with the room: every log says so)."""
+        await self._again(room, lambda: self._decline(room, decisions, speeches or []))
 
-    async def _decline(self, room: Room, decisions: list[Decision]) -> None:
+    async def _decline(self, room: Room, decisions: list[Decision], speeches: list[Decision]) -> None:
         async with room.lock:
             if room.status != "playing":
                 return
@@ -403,7 +404,10 @@ class Hub:
                 for d in decisions:  # each still open (a decision may be listed twice, or closed by now)
                     if not room.game.over and any(o is d for o in room.pending(d.seat)) \
                             and not wolfpack.time_up(room, d):  # a wolf's knife: the current pick
-                        room.game.decline(d)
+                        if any(s is d for s in speeches):
+                            room.time_out(d)
+                        else:
+                            room.game.decline(d)
 
             await self._change(room, take)
 
@@ -635,11 +639,11 @@ class Hub:
             if room.speech.warn(now):  # the speaker's warning: every phone is told
                 room.info_version += 1
                 room.changed()
-            due += room.speech.due(now)
+            speeches = room.speech.due(now)
             paced = room.pacer.due(room.game.events)
-            if due or room.late_turns() or (paced is not None and paced <= now):
+            if due or speeches or room.late_turns() or (paced is not None and paced <= now):
                 try:
-                    await self.decline(room, due)
+                    await self.decline(room, due + speeches, speeches)
                 except ApiError as err:
                     if not self.closing:
                         log.warning("room %s: timeout: %s", room.id, err.message)

@@ -21,6 +21,7 @@ run out every open turn of the discussion is declined as it comes, which ends it
 from __future__ import annotations
 
 import asyncio
+import bisect
 import hashlib
 import hmac
 import json
@@ -142,6 +143,10 @@ class Room:
         self.talk_ends = rec.talk_ends
         self.pack = wolfpack.PackState.from_json(rec.pack)  # the wolves' picks and chat, interrupt intents
         self.speech = timers.SpeechClock(rec.speech_time, clock, self.setup.ruleset)  # the speaking turns' timer
+        # The speeches the speech timer ended (the indices of their ``speech`` events): public, every log says
+        # "time!" after them; stored with the answers that ended them (a decline reads as a "done").
+        self.timed_out: list[int] = list(rec.timed_out or [])
+        self.stored_timed_out = len(self.timed_out)
         self.track_deadlines()
 
     # -- who is asking -----------------------------------------------------------------------
@@ -268,7 +273,29 @@ class Room:
         out.update(wolfpack.view(self, seat))
         out["voice"] = self.voice.view(self.clock()) if seat is None else None
         out.update(self.speech.view())
+        out["timeouts"] = self.timeouts(sight)
         return out, sight
+
+    def timeouts(self, sight: Sight | None) -> list[int]:
+        """The places in the seat's own events of the speeches the speech timer ended (those it has seen)."""
+        if sight is None or not self.timed_out:
+            return []
+        places = []
+        for i in self.timed_out:
+            at = bisect.bisect_left(sight.index, i)
+            if at < len(sight.index) and sight.index[at] == i:
+                places.append(at)
+        return places
+
+    def time_out(self, d: Decision) -> None:
+        """End the speech ``d`` as its time is up (its default: "done"), and note that the timer ended it."""
+        events = self.game.events
+        start = len(events)
+        self.game.decline(d)
+        at = next((i for i in range(start, len(events)) if events[i].type == "speech"
+                   and events[i].data.get("seat") == d.seat), None)
+        if at is not None:
+            self.timed_out.append(at)
 
     def view(self, seat: int | None, host: bool = False) -> dict[str, Any]:
         """The view of one seat (``None``: spectator or host), as the API sends it."""
@@ -458,7 +485,7 @@ class Room:
         # answers without the pack's own count moving).
         knife = self.game.answered if seat is not None and any(d.seat == seat for d in wolfpack.knife(self)) else 0
         return (self.status, self.info_version, seen, mine, speaking, host, lang, self.over(), awake,
-                wolfpack.signature(self, seat), voice, knife)
+                wolfpack.signature(self, seat), voice, knife, len(self.timed_out))
 
     def changed(self) -> None:
         """Something everyone may need to see: wake every socket."""
@@ -554,11 +581,12 @@ class Room:
         p = self.pacer
         return (list(self.game.answers), self.status, set(self.bots), self.talk_ends,
                 (p.released, p.step, p.hold_until, p.next_at), dict(self.deadlines), self.pack.copy(),
-                self.voice.heard)
+                self.voice.heard, list(self.timed_out))
 
     def restore(self, snap: tuple[Any, ...]) -> None:
         """The room exactly as it was at ``snap`` (nothing of the failed change was stored or shown)."""
-        answers, self.status, self.bots, self.talk_ends, paced, deadlines, self.pack, self.voice.heard = snap
+        answers, self.status, self.bots, self.talk_ends, paced, deadlines, self.pack, self.voice.heard, \
+            self.timed_out = snap
         # Replayed even when no answer was added: a failure inside the engine may have left its flow dead.
         self.game = Game.replay(self.setup, answers)
         p = self.pacer
@@ -586,14 +614,17 @@ class Room:
         moved = paced != self.stored_paced
         pack = self.pack.dirty()
         heard = self.voice.heard if self.voice.heard != self.voice.stored else None
-        if not (rows or moved or started or clock or pack is not None or heard is not None
+        timed_out = list(self.timed_out) if len(self.timed_out) != self.stored_timed_out else None
+        if not (rows or moved or started or clock or pack is not None or heard is not None or timed_out is not None
                 or (over and self.status != "over")):
             return None
         status = "over" if over else "playing" if started else None
         return Commit(Store.progress(self.id, self.committed, rows, status=status,
                                      bots=sorted(self.bots) if started else None, paced=paced if moved else None,
-                                     talk_ends=self.talk_ends if clock else None, pack=pack, heard=heard),
-                      self.committed + len(rows), paced, over, self.pack.version, self.voice.heard)
+                                     talk_ends=self.talk_ends if clock else None, pack=pack, heard=heard,
+                                     timed_out=timed_out),
+                      self.committed + len(rows), paced, over, self.pack.version, self.voice.heard,
+                      len(self.timed_out))
 
     def committed_now(self, commit: Commit | None) -> None:
         """``commit`` is stored: the room's own record of what the database holds (what was written, not
@@ -604,6 +635,7 @@ class Room:
         self.stored_paced = commit.paced
         self.pack.stored = commit.pack
         self.voice.stored = commit.heard
+        self.stored_timed_out = commit.timed_out
         if commit.over and self.status != "over":
             self.status = "over"
             self.info_version += 1
@@ -619,3 +651,4 @@ class Commit:
     over: bool  # the game's end is stored
     pack: int = 0  # the pack state's version stored (``werewolf.web.pack``)
     heard: int | None = None  # the voice's lines spoken, as stored
+    timed_out: int = 0  # the timed-out speeches stored

@@ -11,7 +11,8 @@ Tables:
   released (``paced``, written with the answers and at each release, so that a
   restart neither skips nor repeats a night step), the room's pacing (``pace``)
   and whether its creator chose the deal's seed (``fixed_deal``), and the pack's state
-  (``pack``: the wolves' tentative picks, their chat, interrupt intents; ``werewolf.web.pack``).
+  (``pack``: the wolves' tentative picks, their chat, interrupt intents; ``werewolf.web.pack``), and
+  which speeches the speech timer ended (``timed_out``; ``werewolf.web.timers``).
 - ``players``: one row a taken seat: the name and the player token's hash.
 - ``answers``: the game's log of answers, one row each, numbered from 0 in the
   order the engine took them: ``(seat, act, value)`` with ``value`` as JSON.
@@ -102,9 +103,12 @@ rooms = Table(
     # How many answers are stored (null: count them; a room stored before this column was): a change is
     # checked against it in the statement that stores it (``Store.progress``).
     Column("answers_stored", Integer, nullable=True),
+    # The speeches the speech timer ended (``werewolf.web.timers``), as a JSON list of the indices of their
+    # ``speech`` events in the game's log: a timed-out speech's answer is a "done" like any other.
+    Column("timed_out", Text, nullable=True),
 )
 LATER_COLUMNS = ("bot_kind", "talk_ends", "paced", "pace", "fixed_deal", "pack", "heard", "speech_time", "series_id",
-                 "game_no", "prev_id", "next_id", "bot_kinds", "answers_stored")
+                 "game_no", "prev_id", "next_id", "bot_kinds", "answers_stored", "timed_out")
 
 players = Table(
     "players", metadata,
@@ -214,6 +218,7 @@ class RoomRecord:
     prev_id: str | None = None
     next_id: str | None = None
     bot_kinds: dict[int, str] | None = None  # a kind per bot seat, over ``bot_kind``; None: none
+    timed_out: list[int] | None = None  # the speech events of the speeches the speech timer ended
     players: list[PlayerRecord] = field(default_factory=list)
     removed: dict[str, tuple[int, str]] = field(default_factory=dict)  # token hash -> (seat, name) removed
     answers: list[tuple[int, str, Any]] = field(default_factory=list)
@@ -449,9 +454,10 @@ class Store:
     def progress(room_id: str, start: int, rows: Sequence[tuple[int, str, Any]], *, status: str | None = None,
                  bots: Sequence[int] | None = None, paced: int | None = None,
                  talk_ends: float | None = None, pack: str | None = None,
-                 heard: int | None = None) -> Callable[[Connection], None]:
+                 heard: int | None = None, timed_out: Sequence[int] | None = None) -> Callable[[Connection], None]:
         """One change of a live room in one transaction: its new answers (from ``start``), and whatever
-        else moved with them (status, bot seats, events released, the discussion's end, the pack's state)."""
+        else moved with them (status, bot seats, events released, the discussion's end, the pack's state,
+        the speeches the speech timer ended)."""
         answers_of = Store.append_answers(room_id, start, rows)
         values: dict[str, Any] = {}
         if status is not None:
@@ -466,6 +472,8 @@ class Store:
             values["pack"] = pack
         if heard is not None:
             values["heard"] = heard
+        if timed_out is not None:
+            values["timed_out"] = json.dumps(list(timed_out))
 
         def run(conn: Connection) -> None:
             # The writer's idea of what is stored is checked against what is: a change is stored after the
@@ -512,7 +520,8 @@ class Store:
                                        series_id=r.series_id, game_no=r.game_no or 1, prev_id=r.prev_id,
                                        next_id=r.next_id,
                                        bot_kinds=None if not r.bot_kinds else {
-                                           int(k): v for k, v in json.loads(r.bot_kinds).items()})
+                                           int(k): v for k, v in json.loads(r.bot_kinds).items()},
+                                       timed_out=timed_out_of(r.timed_out))
             if not out:
                 return []
             ids = list(out)
@@ -549,6 +558,18 @@ def _progress_update(columns: tuple[str, ...], check: str | None) -> Any:
 
 def _set(values: dict[str, Any]) -> dict[str, Any]:
     return {"_set_" + c: v for c, v in values.items()}
+
+
+def timed_out_of(stored: str | None) -> list[int]:
+    """The stored list of timed-out speeches (their events' indices); anything else in it is skipped."""
+    if not stored:
+        return []
+    try:
+        value = json.loads(stored)
+    except ValueError:
+        return []
+    return [i for i in value if isinstance(i, int) and not isinstance(i, bool) and i >= 0] \
+        if isinstance(value, list) else []
 
 
 def _add_columns(engine: Engine) -> None:

@@ -7,7 +7,9 @@ the room's clock. It is public: every phone and the moderator screen show the sa
 ``speaker_deadline`` (Unix time) and ``speech_warning`` (seconds before it when the phones
 warn the speaker). When the warning is due the server says so once (``speech_warned``, pushed
 to every socket); when the time is up the server closes the speech with the decision's
-default (``Game.decline``: a speech that ended, as "done" or "pass" would end it).
+default (``Game.decline``: a speech that ended, as "done" or "pass" would end it), and the room
+notes that the timer ended it (``Room.time_out``: its ``speech`` event, stored with the answer, so
+that every view, public, says "time!" after it, after a restart too).
 
 The room's decision ``timeout`` still applies to a speech too; whichever ends first ends it.
 

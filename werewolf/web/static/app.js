@@ -189,7 +189,6 @@ function connect() {
       return;
     }
     S.askedFull = false;
-    noteTimeouts(S.view, view);
     S.view = view;
     render();
   };
@@ -776,28 +775,17 @@ function countdown(deadline, id = undefined, round = Math.round) {
   return el("p", { class: "deadline" }, span);
 }
 
-// A speech the timer ended (its clock, public, had run out and the turn closed without a word): the log says
-// so, as a judge would ("time!"). Noted by this page as it sees it happen.
-const TIMED_OUT = new Map();  // `${room}:${event index}` -> seat
-
-function noteTimeouts(old, next) {
-  if (!old || !old.speaker_deadline || !next || !Array.isArray(next.events)) return;
-  if (Date.now() / 1000 < old.speaker_deadline - 1) return;
-  const speakers = new Set(old.speaking || []);
-  for (let i = (old.events || []).length; i < next.events.length; i++) {
-    const e = next.events[i];
-    if (e.type === "speech" && speakers.has(e.seat) && !e.text && !e.passed) TIMED_OUT.set(`${S.room}:${i}`, e.seat);
-  }
-}
-
+// A speech the timer ended (its clock, public, had run out): the log says so after it, as a judge would
+// ("time!"). The server says which (``timeouts``: places in this view's events), the same for every seat.
 function logCard(v, t) {
   const list = el("ol", { class: "log", id: "log" });
   const lines = [];
+  const timedOut = new Set(v.timeouts || []);
   v.events.forEach((e, i) => {
     const s = t.events[i];
-    const late = TIMED_OUT.get(`${S.room}:${i}`);
     if (s) lines.push([e, s, i]);
-    if (late !== undefined) lines.push([{ type: "speech_timeout" }, ui("speech_timeout").replace("{seat}", seatText(v.room, late)), -1]);
+    if (timedOut.has(i) && e.type === "speech")
+      lines.push([{ type: "speech_timeout" }, ui("speech_timeout").replace("{seat}", seatText(v.room, e.seat)), -1]);
   });
   const table = tableRules(v);
   for (const [e, s, i] of lines.reverse())

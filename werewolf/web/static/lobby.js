@@ -10,7 +10,7 @@ Object.assign(window.UI.en, {
   speech_time_hint: "When it runs out, the speech ends; the speaker is warned 15 seconds before.",
   speech_left: "Speech time left", speech_hurry: "Time is almost up!", play_again: "Play again now (same seats)", again_lobby: "Play again: lobby first (change seats)",
   speech_timeout: "Time! {seat}'s speaking time ran out.",
-  games: "Games in this room", game_n: "Game {n}", replay_of: "replay", now_playing: "now",
+  games: "Games in this room", game_n: "Game {n}", replay_of: "Replay", now_playing: "Open (playing now)",
 });
 Object.assign(window.UI["zh-Hant"], {
   sit_here: "坐這裡", seats_hint_player: "點選你實際坐的座位：座位號決定發言順序。",
@@ -19,7 +19,7 @@ Object.assign(window.UI["zh-Hant"], {
   speech_time_hint: "時間到發言即結束；結束前 15 秒提醒發言者。",
   speech_left: "發言剩餘時間", speech_hurry: "時間快到了！", play_again: "馬上再來一局（座位不變）", again_lobby: "再來一局：先回等候室（可換座位）",
   speech_timeout: "時間到！{seat}的發言時間用完了。",
-  games: "本房間的對局", game_n: "第 {n} 局", replay_of: "回放", now_playing: "進行中",
+  games: "本房間的對局", game_n: "第 {n} 局", replay_of: "回放", now_playing: "前往（進行中）",
 });
 Object.assign(window.UI["zh-Hans"], {
   sit_here: "坐这里", seats_hint_player: "点选你实际坐的座位：座位号决定发言顺序。",
@@ -28,7 +28,7 @@ Object.assign(window.UI["zh-Hans"], {
   speech_time_hint: "时间到发言即结束；结束前 15 秒提醒发言者。",
   speech_left: "发言剩余时间", speech_hurry: "时间快到了！", play_again: "马上再来一局（座位不变）", again_lobby: "再来一局：先回等候室（可换座位）",
   speech_timeout: "时间到！{seat}的发言时间用完了。",
-  games: "本房间的对局", game_n: "第 {n} 局", replay_of: "回放", now_playing: "进行中",
+  games: "本房间的对局", game_n: "第 {n} 局", replay_of: "回放", now_playing: "前往（进行中）",
 });
 
 // -- the create page: the speech time ------------------------------------------------------------------
