@@ -11,8 +11,9 @@ from click.testing import CliRunner
 
 from werewolf.agents.fakellm import FakeLLM
 from werewolf.cli import main
-from werewolf.sim.arena import Played, Seat, play_one, rate, rotation_kinds
+from werewolf.sim.arena import Played, Seat, play_one, rate, rotation_kinds, tally
 from werewolf.sim.config import SimConfig
+from werewolf.sim.stats import clustered, wilson
 
 
 @pytest.mark.parametrize("k, players", [(2, 5), (3, 12), (4, 7), (5, 3)])
@@ -84,3 +85,28 @@ def test_an_llm_kind_in_the_arena(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
                             str(tmp_path))
     assert code == 0, text
     assert sorted(p.name for p in tmp_path.iterdir()) == ["game-000000.jsonl", "game-000001.jsonl"]
+
+
+def test_a_kinds_interval_counts_games_not_seats() -> None:
+    """Seats of one kind that share their game's result make one game's worth of evidence, not several:
+    the interval is the cluster-robust one (``clustered``), wider than a seat-by-seat Wilson interval."""
+    # kind a holds both wolf seats of every game (they win or lose together); b the villagers, alike (no
+    # rotation: a block a game, not paired)
+    games = [Played(g, g, 0, (Seat(1, "a", "werewolf", g % 3 == 0), Seat(2, "a", "werewolf", g % 3 == 0),
+                                       Seat(3, "b", "villager", g % 3 != 0), Seat(4, "b", "villager", g % 3 != 0),
+                                       Seat(5, "b", "seer", g % 3 != 0)), ())
+             for g in range(30)]
+    res = tally(("a", "b"), games)
+    a = res.by_kind["a"]
+    assert (a.n, a.wins, a.games) == (60, 20, 30)
+    row = res.by_kind["a"].row()
+    # by hand: 30 games of 2 seats, k_g = 2 in 10 of them
+    lo, hi, deff = clustered(20, 60, 10 * 4, 30 * 4, 10 * 4, 30)
+    # worth 29 trials, not 60 (the games, with the G/(G-1) of a variance estimated from them)
+    assert row["interval"] == [lo, hi] and row["design_effect"] == pytest.approx(deff) == pytest.approx(60 / 29)
+    per_seat = wilson(20, 60)
+    assert lo < per_seat[0] and hi > per_seat[1]  # wider than the per-seat interval
+    assert [lo, hi] == pytest.approx(list(wilson(29 / 3, 29)))
+    # per kind and role, and per kind and side, counted by game too
+    assert res.by_role["b", "villager"].row()["interval"] == list(clustered(40, 60, 20 * 4, 30 * 4, 20 * 4, 30)[:2])
+    assert res.by_side["b", "village"].row()["design_effect"] == pytest.approx(90 / 29)  # 3 seats a game

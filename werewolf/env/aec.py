@@ -15,7 +15,7 @@ from werewolf.agents import Host, statement_act, statement_event
 from werewolf.agents.speech import Act, render
 from werewolf.core.decisions import Decision
 from werewolf.core.game import Game, Setup
-from werewolf.env.actions import ActionSpace, action_space, max_seats
+from werewolf.env.actions import ActionSpace, _key, action_space, max_seats
 from werewolf.env.encoding import (
     ENCODING_VERSION,
     PRIVATE_TYPES,
@@ -61,6 +61,7 @@ class Table:
         public_size = PublicEncoder(ruleset).buf.size
         self.cut = (public_size, public_size + PrivateEncoder(ruleset, 1).buf.size)
         self.decisions = DecisionEncoder(ruleset)
+        self._acts = self.decisions._made  # its encodings, by (act, interrupt)
         self.no_mask = np.zeros(self.space.n, dtype=np.int8)
         self.wait_mask = np.zeros(self.space.n, dtype=np.int8)
         self.wait_mask[0] = 1
@@ -87,11 +88,10 @@ class Table:
         if not hasattr(self, "public"):
             self.public = PublicEncoder(self.ruleset)
             self._private_block()
-        else:  # the same buffers, zeroed: a reset per game costs no allocation
+        else:  # the same buffers, cleared: a reset per game costs no allocation
             self.public.buf[:] = 0.0
-            privates = self.privates
-            privates[:] = 0.0
-            privates[self._diagonal] = 1.0  # each seat's one-hot, the first field of its part
+            # zeros and each seat's one-hot (the first field of its part) in one copy, not a fill and a scatter
+            np.copyto(self.privates, self._blank)
             for enc in self.by_seat:
                 enc.current = enc.current_i = None
         self.cursor = 0
@@ -154,7 +154,14 @@ class Table:
         if game.request is not self.request:
             request = self.request = game.request
             n = len(request)
-            self.queue = [0] if n == 1 else sorted(range(n), key=lambda i: request[i].seat)
+            if n == 1:
+                self.queue = [0]
+            else:  # seat order: most often the engine's own (everyone's vote), kept without a sort
+                seats = [d.seat for d in request]
+                queue = list(range(n))
+                if seats != sorted(seats):
+                    queue.sort(key=seats.__getitem__)
+                self.queue = queue
             self.at = 0
 
     def _private_block(self, old: dict[int, PrivateEncoder] | None = None) -> None:
@@ -162,8 +169,8 @@ class Table:
         encoders to take the contents of (an unpickled table's)."""
         seats = range(1, self.players + 1)
         self.privates = np.zeros((self.players, self.cut[1] - self.cut[0]), dtype=np.float32)
-        self._diagonal = (np.arange(self.players), np.arange(self.players))
         self.private = {s: PrivateEncoder(self.ruleset, s, self.privates[s - 1]) for s in seats}
+        self._blank = self.privates.copy()  # the block as a game starts: each seat's one-hot, zeros elsewhere
         if old is not None:
             for s, enc in self.private.items():
                 enc.buf[:] = old[s].buf
@@ -283,7 +290,9 @@ class Table:
         a, b = self.cut
         out[:a] = self.public.buf
         out[a:b] = self.by_seat[seat].buf
-        out[b:] = self.decisions.encode(d)
+        # ``self.decisions.encode(d)``'s cache read inline (every step); made there on a miss
+        part = self._acts.get((d.act, d.interrupt)) if d is not None else None
+        out[b:] = self.decisions.encode(d) if part is None else part
         return out
 
     def final(self, seat: int) -> np.ndarray:
@@ -479,15 +488,20 @@ class WerewolfEnv(SeatSpaces, AECEnv):  # type: ignore[misc]
             d = None
         else:
             d = t.request[t.queue[t.at]]
-            legal = t.space.legal(d)
-        if d is None:
-            self.final_rewards = {agent_name(s): r for s, r in t.rewards().items()}
-            for a, r in self.final_rewards.items():
-                self.rewards[a] = r
-                self.terminations[a] = True
+            space = t.space  # ``space.legal(d)``'s cache read inline; made there on a miss
+            key = _key(d)
+            hit = space._cache.get(key) if key is not None else None
+            legal = space.legal(d) if hit is None else hit
+        if d is None:  # the end: every seat's reward, and every seat terminated (``_accumulate_rewards`` inlined)
+            names = self._names
+            final = self.final_rewards = {names[s]: r for s, r in t.rewards().items()}
+            rewards, terminations, cumulative = self.rewards, self.terminations, self._cumulative_rewards
+            for a, r in final.items():
+                rewards[a] = r
+                terminations[a] = True
+                cumulative[a] += r
             self.agent_selection = self.agents[0]
             self._decision = None
-            self._accumulate_rewards()
             self._rewards_out = True
             return
         a = self._names[d.seat]

@@ -10,10 +10,11 @@ luck of the deal falls on every kind alike. The number of games is rounded up to
 whole blocks.
 
 Reported per kind (over the seats it played, a seat-game each) and per kind and
-role: win rates with 95% Wilson intervals (``werewolf.sim.stats.wilson``). The
-seat-games of one game are not independent (teammates win together), so the
-intervals are a little narrower than they should be; the blocks' pairing, which
-they ignore, makes the comparison between kinds more exact than they say.
+role: win rates with 95% intervals counted by game (``werewolf.sim.stats.clustered``, as the
+designer statistics' per-role intervals): the seat-games of one game are not independent trials
+(teammates of one kind win or lose together), so the games are the units, and each row says its
+design effect (how many of its seat-games one game's information is spread over). The blocks'
+pairing, which these intervals ignore, makes the comparison between kinds more exact than they say.
 
 The skill rating is OpenSkill's Plackett-Luce model (``pip install
 'werewolf[arena]'``), updated game by game in game order: each game is a match
@@ -33,6 +34,7 @@ journal that a stopped arena continues from (``werewolf.sim.journal``).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -40,7 +42,7 @@ from typing import Any
 from werewolf.core.errors import SetupError
 from werewolf.core.game import Game
 from werewolf.sim.config import SimConfig, game_seed, team_key
-from werewolf.sim.stats import wilson
+from werewolf.sim.stats import clustered
 
 
 @dataclass(frozen=True)
@@ -112,17 +114,34 @@ def arena_chunk(config: SimConfig, kinds: tuple[str, ...], games: tuple[int, ...
 
 @dataclass
 class Tally:
+    """Seat-games and wins of one kind (or kind and card, or kind and side), game by game: with the sums over
+    the games of n_g², k_g² and k_g·n_g (n_g: its seats in game g, k_g: those that won) for an interval that
+    counts games, not seats (``clustered``)."""
+
     n: int = 0
     wins: int = 0
+    games: int = 0
+    n2: int = 0
+    k2: int = 0
+    kn: int = 0
 
-    def add(self, won: bool) -> None:
-        self.n += 1
-        self.wins += won
+    def add_game(self, seats: int, wins: int) -> None:
+        """One game's ``seats`` seat-games of this row, ``wins`` of them won."""
+        self.n += seats
+        self.wins += wins
+        self.games += 1
+        self.n2 += seats * seats
+        self.k2 += wins * wins
+        self.kn += wins * seats
+
+    def interval(self) -> tuple[float, float, float]:
+        """The 95% interval of the win rate with the games as the units, and the design effect."""
+        return clustered(self.wins, self.n, self.k2, self.n2, self.kn, self.games)
 
     def row(self) -> dict[str, Any]:
-        lo, hi = wilson(self.wins, self.n)
+        lo, hi, deff = self.interval() if self.n else (0.0, 1.0, 1.0)
         return {"seat_games": self.n, "wins": self.wins, "win_rate": self.wins / self.n if self.n else None,
-                "interval": [lo, hi]}
+                "interval": [lo, hi], "games": self.games, "design_effect": deff}
 
 
 @dataclass
@@ -146,10 +165,19 @@ def tally(kinds: tuple[str, ...], played: list[Played]) -> Result:
         if p.error is not None:
             res.errors.append(p)
             continue
+        # each row's seats of this game, then the game once per row: its seats win or lose together
+        kind: Counter[tuple[str, bool]] = Counter()
+        role: Counter[tuple[str, str, bool]] = Counter()
+        side: Counter[tuple[str, str, bool]] = Counter()
         for s in p.seats:
-            res.by_kind[s.kind].add(s.won)
-            res.by_role.setdefault((s.kind, s.role), Tally()).add(s.won)
-            res.by_side.setdefault((s.kind, team_key(s.role)), Tally()).add(s.won)
+            kind[s.kind, s.won] += 1
+            role[s.kind, s.role, s.won] += 1
+            side[s.kind, team_key(s.role), s.won] += 1
+        for k in {k for k, _ in kind}:
+            res.by_kind[k].add_game(kind[k, True] + kind[k, False], kind[k, True])
+        for of, rows in ((role, res.by_role), (side, res.by_side)):
+            for key in {(k, r) for k, r, _ in of}:
+                rows.setdefault(key, Tally()).add_game(of[(*key, True)] + of[(*key, False)], of[(*key, True)])
     res.ratings = rate(kinds, [p for p in res.games if p.error is None])
     res.pairs = pairwise(kinds, res.games)
     return res
@@ -280,7 +308,8 @@ def document(res: Result, config: SimConfig) -> dict[str, Any]:
     return {
         "config": {**config.describe(), "kinds": list(res.kinds)},
         "method": "blocks of K games on one deal; in rotation r seat s is played by kind (s-1+r) mod K; "
-                  "Wilson 95% intervals over seat-games; OpenSkill Plackett-Luce, each game a match of the kinds "
+                  "95% intervals of the win rates with the games as the units (seats of a game clustered: Wilson's at "
+                  "the effective number of seat-games); OpenSkill Plackett-Luce, each game a match of the kinds "
                   "ranked by the share of their seats that won",
         "games": len(res.games) - len(res.errors),
         "errors": [{"game": p.game, "error": p.error} for p in res.errors],
@@ -323,14 +352,14 @@ def tables(res: Result) -> list[Any]:
     def pct(t: Tally) -> tuple[str, str]:
         if not t.n:
             return "-", "-"
-        lo, hi = wilson(t.wins, t.n)
+        lo, hi, _ = t.interval()
         return f"{t.wins / t.n:.1%}", f"{lo:.1%} – {hi:.1%}"
 
     label = labels(res.kinds)
     kinds = Table(title="agent kinds")
     kinds.add_column("", no_wrap=True)
     kinds.add_column("kind", overflow="fold", ratio=3)  # a long name folds onto more lines, never cut short
-    for col in ("seat-games", "wins", "win rate", "95% interval (Wilson)", "rating μ ± σ", "μ - 3σ"):
+    for col in ("seat-games", "wins", "win rate", "95% interval (by game)", "rating μ ± σ", "μ - 3σ"):
         kinds.add_column(col, justify="right", ratio=1)
     for k in sorted(res.kinds, key=lambda k: -(res.ratings[k][0] - 3 * res.ratings[k][1])):
         tk = res.by_kind[k]
