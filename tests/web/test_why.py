@@ -114,3 +114,22 @@ def test_why_reads_the_sentence_of_the_table(client: Any) -> None:
     error(client.get("/api/rules/wolves_kill", params={"ruleset": "classic", "options": "[1]"}), 422, "options")
     error(client.get("/api/rules/wolves_kill", params={"ruleset": "classic", "options": '{"no_such": 1}'}),
           422, "unknown option")
+
+
+def test_a_view_explains_a_rule_as_its_table_plays_it() -> None:
+    """The words of a view (the result's and the pack's "why") choose the rule's explanation by the room's
+    ruleset and options, as the replay and the phones' "Why?" do: a table whose sheriff counts 2 is not
+    shown the 1.5 sentence."""
+    from types import SimpleNamespace
+
+    from werewolf.core.game import Setup
+    from werewolf.rulesets.options import in_force
+    from werewolf.web.text import table_why
+
+    setup = Setup("facetoface", players=12, seed=1, options={"sheriff_vote_weight": 2})
+    room: Any = SimpleNamespace(setup=setup)
+    shown = table_why(room, "sheriff_vote_weight", "en")
+    played = in_force("facetoface", {"sheriff_vote_weight": 2})
+    assert shown == explain("sheriff_vote_weight", "en", "facetoface", played)
+    assert shown["text"] != explain("sheriff_vote_weight", "en")["text"]
+    assert "2" in shown["text"]

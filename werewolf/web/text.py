@@ -156,9 +156,7 @@ def render(room: Room, v: Mapping[str, Any], seat: int | None, lang: str, events
     # that a delta (which only sets keys) takes them away too.
     out["pack"] = out["pack_why"] = out["interrupts"] = None
     if v.get("pack_why"):  # a wolf who self-destructed and still names the victim: the rule, from the book
-        from werewolf.i18n.rules import explain
-
-        out["pack_why"] = explain(str(v["pack_why"]), lang)
+        out["pack_why"] = table_why(room, str(v["pack_why"]), lang)
     if v.get("pack") is not None or v.get("pack_chat") is not None:  # the pack's card and chat
         out["pack"] = {k: _t(f"ui.pack.{k}", lang) for k in PACK_WORDS}
     if v.get("interrupts"):  # the seat's any-moment buttons
@@ -217,8 +215,6 @@ def final_table(room: Room, lang: str) -> dict[str, Any]:
     """The table at the end, for the result card (only ever in a view whose game is over): each seat's card as
     dealt and at dawn (the one-night games move cards), the centre cards, and why the side won (the rule of
     ``game_over``, from the rule book). All of it from the public ``roles`` and ``game_over`` events."""
-    from werewolf.i18n.rules import explain
-
     out: dict[str, Any] = {"dealt": None, "center": None, "why": None,
                            "labels": {k: _t(f"ui.result.{k}", lang) for k in RESULT_WORDS}}
     for e in reversed(room.shown()):
@@ -232,8 +228,36 @@ def final_table(room: Room, lang: str) -> dict[str, Any]:
             if center:
                 out["center"] = [_safe(role_name, r, lang, default=r) for r in center]
         elif e.type == "game_over" and out["why"] is None and e.data.get("rule"):
-            out["why"] = explain(str(e.data["rule"]), lang)
+            out["why"] = table_why(room, str(e.data["rule"]), lang)
     return out
+
+
+def table_why(room: Room, rule: str, lang: str) -> dict[str, Any]:
+    """A rule as it reads at this table: the explanation chosen by its ruleset and the options it plays
+    (werewolf.i18n.rules.explain), as the replay and the phones' "Why?" choose it."""
+    from werewolf.i18n.rules import explain
+
+    setup = room.setup
+    return explain(rule, lang, setup.ruleset, _options_in_force(setup.ruleset, _frozen(setup.options)))
+
+
+def _frozen(options: Mapping[str, Any] | None) -> str:
+    import json
+
+    return json.dumps(dict(options or {}), sort_keys=True, default=str)
+
+
+@functools.lru_cache(maxsize=256)
+def _options_in_force(ruleset: str, options: str) -> Mapping[str, Any] | None:
+    import json
+
+    from werewolf.core.errors import WerewolfError
+    from werewolf.rulesets.options import in_force
+
+    try:
+        return in_force(ruleset, json.loads(options) or None)
+    except (ValueError, WerewolfError):  # a table the engine set up has options it takes; else: the plain text
+        return None
 
 
 def turn_text(d: Decision, lang: str, viewer: int | None) -> str:
