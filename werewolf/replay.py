@@ -43,6 +43,9 @@ class Record:
     setup: dict[str, Any] | None = None
     names: dict[int, str] = field(default_factory=dict)
     source: str = ""
+    # The speeches the speech timer ended (their ``speech`` events' places in the log; a web room's), which
+    # the table heard called ("time!") like any public line.
+    timeouts: list[int] = field(default_factory=list)
 
     @property
     def over(self) -> bool:
@@ -230,6 +233,7 @@ def replay(record: Record, viewer: int | str = ALL, lang: str = "en") -> dict[st
         raise RecordError(f"no seat {viewer} in this game (seats 1–{len(seats)})")
     reader = viewer if isinstance(viewer, int) else None
     ruleset, options = record.ruleset, record.options()
+    timed_out = set(record.timeouts)
     steps: list[dict[str, Any]] = []
     table: dict[int, dict[str, Any]] = {s: {"seat": s, "role": None, "alive": True} for s in seats}
     for i, e in enumerate(record.events):
@@ -259,6 +263,9 @@ def replay(record: Record, viewer: int | str = ALL, lang: str = "en") -> dict[st
         if changes:
             step["table"] = [_row(r, lang) for r in table.values()]
         steps.append(step)
+        if i in timed_out and e.get("type") == "speech":
+            steps.append({"i": i, "phase": e.get("phase"), "type": "speech_timeout", "seen_by": _audience({}, lang),
+                          "text": t("event.speech.timed_out", lang, seat=t("fmt.seat", lang, n=e.get("seat")))})
     # The timeline by night and day as the game went: a night's deaths, logged at dawn with the
     # night's phase, belong to the morning that announced them.
     phases: list[dict[str, Any]] = []

@@ -162,3 +162,35 @@ def test_werewolf_replay_refuses_a_bad_file(tmp_path: Path) -> None:
     r = subprocess.run([sys.executable, "-m", "werewolf.cli", "replay", str(bad)], cwd=ROOT, capture_output=True,
                        text=True, timeout=60)
     assert r.returncode == 2 and "holds no game" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_speech_the_timer_ended_is_called_in_the_replay_for_every_viewer() -> None:
+    """The web room's record of the speeches its timer ended (``rooms.timed_out``) reaches its replay: after
+    that speech, every viewer's replay reads "Time! Seat N's speaking time ran out." (the table heard it), and
+    no other speech gets the line."""
+    import random
+
+    from werewolf.core import Game, Setup
+    from werewolf.replay import Record, replay
+
+    rng = random.Random(3)
+    game = Game(Setup("classic", deck="classic9", seed=3, live_speech=True))
+    while not game.over:
+        d = game.pending()[0]
+        game.answer_value(d, d.random_value(rng))
+    events = [e.as_json() for e in game.events]
+    speeches = [i for i, e in enumerate(events) if e["type"] == "speech" and e.get("to") is None]
+    assert len(speeches) >= 2
+    ended = speeches[1]
+    seat = events[ended]["seat"]
+    record = Record(events, setup=game.setup.as_json(), timeouts=[ended])
+    for viewer in ("all", "public", 1, seat):
+        steps = replay(record, viewer, "en")["steps"]
+        called = [n for n, s in enumerate(steps) if s["type"] == "speech_timeout"]
+        assert len(called) == 1, viewer
+        assert steps[called[0] - 1]["i"] == ended and steps[called[0]]["i"] == ended
+        assert steps[called[0]]["text"] == f"Time! Seat {seat}'s speaking time ran out."
+        assert steps[called[0]]["seen_by"]["kind"] == "public"
+    assert "时间到" in next(s["text"] for s in replay(record, "public", "zh-Hans")["steps"]
+                           if s["type"] == "speech_timeout")
+    assert not any(s["type"] == "speech_timeout" for s in replay(Record(events), "all", "en")["steps"])

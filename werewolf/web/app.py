@@ -504,7 +504,8 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
         room = await room_of(request, room_id)
         if room.status != "over":
             raise ApiError(409, "the replay opens once the game is over")
-        return Record([e.as_json() for e in room.game.events], setup=room.setup.as_json(), names=dict(room.names))
+        return Record([e.as_json() for e in room.game.events], setup=room.setup.as_json(), names=dict(room.names),
+                      timeouts=list(room.timed_out))
 
     install_replay(app, finished_game)
     install_lobby(app, room_of, who, bearer, hosted, lambda request: link(request).base, ERRORS)
