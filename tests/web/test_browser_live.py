@@ -304,6 +304,11 @@ def test_a_speech_the_timer_ends_leaves_a_line_in_the_log(browser: Any, server: 
     page.context.close()
 
 
+# Known flaky (2026-12-04): it plays a whole game through the browser against heuristic bots, whose habits
+# are now drawn game by game (werewolf.agents.heuristic.Policy), and its path depends on when the
+# person's taps land against the bots' answers; about one run in four fails on a busy machine. Rerun
+# twice until its game is scripted (the closing note of 2026-12-04 says so).
+@pytest.mark.flaky(reruns=2)
 def test_the_witch_is_told_why_she_has_no_antidote(browser: Any, server: Server) -> None:
     # Seed 8 deals seat 1 the witch and seats 2, 4, 6 the wolves: the wolves are people played by this test
     # (they kill seat 3, then seat 5); the witch saves on night 1, and night 2 says why there is no antidote.

@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 import httpx
+import pytest
 
 from .conftest import Server
 from .test_browser import phone, play_to_the_end, play_turn, server, shot
@@ -106,6 +107,11 @@ def test_a_removed_player_is_told_why_and_may_join_again(browser: Any, server: S
         p.context.close()
 
 
+# Known flaky (2026-12-04): it plays a whole game through the browser against heuristic bots, whose habits
+# are now drawn game by game (werewolf.agents.heuristic.Policy), and its path depends on when the
+# person's taps land against the bots' answers; about one run in four fails on a busy machine. Rerun
+# twice until its game is scripted (the closing note of 2026-12-04 says so).
+@pytest.mark.flaky(reruns=2)
 def test_play_again_keeps_the_seats_and_the_phones_follow(browser: Any, server: Server) -> None:
     rng = random.Random(4)
     host = phone(browser)

@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 import httpx
+import pytest
 
 from .conftest import Server
 from .test_browser import phone, server, shot  # noqa: F401  (server: a fixture)
@@ -96,6 +97,11 @@ def test_a_face_to_face_phone_is_covered_until_tapped(browser: Any, server: Serv
     page.context.close()
 
 
+# Known flaky (2026-12-04): it plays a whole game through the browser against heuristic bots, whose habits
+# are now drawn game by game (werewolf.agents.heuristic.Policy), and its path depends on when the
+# person's taps land against the bots' answers; about one run in four fails on a busy machine. Rerun
+# twice until its game is scripted (the closing note of 2026-12-04 says so).
+@pytest.mark.flaky(reruns=2)
 def test_the_seat_list_the_log_and_the_options_name_players(browser: Any, server: Server) -> None:  # noqa: F811
     for lang, yourself, named in (("en", "Seat 1 (yourself)", "Seat 1 · Ann"), ("zh-Hant", "1號（自己）", "1號 · Ann")):
         page = phone(browser, lang)
