@@ -209,28 +209,28 @@ class Clock:
 WOLF_FIRST = ("werewolf", "werewolf", "seer", "villager", "villager", "villager", "villager", "hunter", "villager")
 
 
+async def _speech_room(store: Store, clock: Clock, room_id: str) -> tuple[Hub, Any]:
+    """A started classic game of seat 1 (Ann, a person: WOLF_FIRST's wolf) and eight bots, each speech 60 s, on
+    a hub of the test's clock whose timers the test runs by hand (``hub.sweep``)."""
+    setup = Setup("classic", seats=WOLF_FIRST, seed=7, live_speech=True)
+    rec = RoomRecord(id=room_id, created=clock.now, status="lobby", setup=setup.as_json(), mode="online",
+                     lang="en", bots=list(range(2, 10)), host_hash="h" * 64, timeout=0, bot_kind="heuristic",
+                     paced=0, speech_time=60, players=[PlayerRecord(1, "Ann", "a" * 64, clock.now)])
+    await store.submit(Store.create_room(rec))
+    hub = Hub(store, timeout=0, clock=clock, timers=False)
+    await hub.start()
+    room = await hub.room(room_id)
+    await hub.start_game(room, False)
+    return hub, room
+
+
 def test_a_speech_is_ended_by_the_server_at_its_time_after_a_warning(tmp_path: Path) -> None:
     async def run() -> None:
         clock = Clock()
         store = Store(database_url(str(tmp_path / "speech.sqlite")))
-        setup = Setup("classic", seats=WOLF_FIRST, seed=7, live_speech=True)
-        rec = RoomRecord(id="talk", created=clock.now, status="lobby", setup=setup.as_json(), mode="online",
-                         lang="en", bots=list(range(2, 10)), host_hash="h" * 64, timeout=0, bot_kind="heuristic",
-                         paced=0, speech_time=60, players=[PlayerRecord(1, "Ann", "a" * 64, clock.now)])
         try:
-            await store.submit(Store.create_room(rec))
-            hub = Hub(store, timeout=0, clock=clock, timers=False)
-            await hub.start()
-            room = await hub.room("talk")
-            await hub.start_game(room, False)
-            for _ in range(200):  # seat 1 declines what it is asked until it has the floor
-                mine = room.pending(1)
-                if any(d.act == "speak" for d in mine):
-                    break
-                assert mine and not room.over(), "seat 1 is asked nothing before its speech"
-                clock.now += 1
-                await hub.decline(room, mine)
-            speech = next(d for d in room.pending(1) if d.act == "speak")
+            hub, room = await _speech_room(store, clock, "talk")
+            speech = await _to_first_speech(hub, room, clock)
             public, own = room.view(None), room.view(1)
             deadline = clock.now + 60
             for v in (public, own, room.view(2)):  # public: the same for every seat and for spectators
@@ -291,16 +291,8 @@ def test_a_timed_out_speech_is_in_every_log_and_stays_after_a_restart(tmp_path: 
     async def run() -> None:
         clock = Clock()
         store = Store(database_url(str(tmp_path / "timeout.sqlite")))
-        setup = Setup("classic", seats=WOLF_FIRST, seed=7, live_speech=True)
-        rec = RoomRecord(id="late", created=clock.now, status="lobby", setup=setup.as_json(), mode="online",
-                         lang="en", bots=list(range(2, 10)), host_hash="h" * 64, timeout=0, bot_kind="heuristic",
-                         paced=0, speech_time=60, players=[PlayerRecord(1, "Ann", "a" * 64, clock.now)])
         try:
-            await store.submit(Store.create_room(rec))
-            hub = Hub(store, timeout=0, clock=clock, timers=False)
-            await hub.start()
-            room = await hub.room("late")
-            await hub.start_game(room, False)
+            hub, room = await _speech_room(store, clock, "late")
             speech = await _to_first_speech(hub, room, clock)
             spoken = len(room.game.answers)
             assert _time_lines(room) == [[]] * 10  # the bots' speeches before it ended as theirs do: no line
