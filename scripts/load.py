@@ -47,7 +47,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -382,6 +382,25 @@ class Summary:
     load: float
 
 
+def start_server(port: int, database: str, workers: int, pace: Sequence[float] | None,
+                 probe: bool) -> subprocess.Popen[bytes]:
+    """``werewolf serve`` on a loopback port, with no rate limits (hundreds of rooms from one address), once it
+    answers; it is killed, and the script stops, if it does not start within 30 s."""
+    server = subprocess.Popen([sys.executable, "-m", "werewolf.cli", "serve", "--host", "127.0.0.1",
+                               "--port", str(port), "--database", database, "--timeout", "0", "--limits", "off",
+                               "--workers", str(workers), *(["--pace", *map(str, pace)] if pace else [])],
+                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              env={**os.environ, **({"WEREWOLF_PROBE": "1"} if probe else {})})
+    for _ in range(300):
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/api/decks", timeout=1).status_code == 200:
+                return server
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    server.kill()
+    sys.exit("the server did not start")
+
+
 def measure(args: argparse.Namespace, workers: int, database: str | None) -> Summary:
     """One run: a server started (or ``--url``'s), the rooms played, every figure printed."""
     server = None
@@ -392,24 +411,9 @@ def measure(args: argparse.Namespace, workers: int, database: str | None) -> Sum
         port = free_port()
         tmp = tempfile.TemporaryDirectory()
         db = database or os.path.join(tmp.name, "load.sqlite")
-        server = subprocess.Popen([sys.executable, "-m", "werewolf.cli", "serve", "--host", "127.0.0.1",
-                                   "--port", str(port), "--database", db, "--timeout", "0",
-                                   "--limits", "off",  # 200 rooms from one address: no rate limits
-                                   "--workers", str(workers),
-                                   *(["--pace", *map(str, args.pace)] if args.pace else [])],
-                                  cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                  env={**os.environ, **({"WEREWOLF_PROBE": "1"} if args.probe else {})})
+        server = start_server(port, db, workers, args.pace, args.probe)
         base = f"http://127.0.0.1:{port}"
         pid = server.pid
-        for _ in range(300):
-            try:
-                if httpx.get(base + "/api/decks", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        else:
-            server.kill()
-            sys.exit("the server did not start")
     base = base.rstrip("/")
     loopback_only(base)
     print(f"load: {args.rooms} rooms × 12 players ({args.ruleset} {args.deck}), think {args.think}s mean, "

@@ -24,7 +24,6 @@ import asyncio
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -37,13 +36,9 @@ import websockets
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from load import free_port, server_cpu, start_server  # noqa: E402 - scripts/load.py, beside this one
+
 from werewolf.web.hub import UNWATCHED  # noqa: E402 - the server's own grace for an unwatched finished game
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def rss_kb(pid: int) -> int:
@@ -59,18 +54,6 @@ def rss_kb(pid: int) -> int:
     except OSError:
         return total
     return total + sum(rss_kb(c) for c in children)
-
-
-def cpu_seconds(pid: int) -> float:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        with open(f"/proc/{pid}/task/{pid}/children") as f:
-            children = [int(c) for c in f.read().split()]
-    except OSError:
-        return 0.0
-    own = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return own + sum(cpu_seconds(c) for c in children)
 
 
 class Games:
@@ -128,9 +111,9 @@ async def run(args: argparse.Namespace, base: str, pid: int) -> None:
         started_kb = rss_kb(pid)
         print(f"server RSS at start:    {started_kb / 1024:7.1f} MB", flush=True)
         for checkpoint in args.games:
-            t0, c0 = time.time(), cpu_seconds(pid)
+            t0, c0 = time.time(), (server_cpu(pid) or 0.0)
             await games.play(http, checkpoint)
-            took, cpu = time.time() - t0, cpu_seconds(pid) - c0
+            took, cpu = time.time() - t0, (server_cpu(pid) or 0.0) - c0
             await asyncio.sleep(idle)
             kb = rss_kb(pid)
             baseline = baseline or kb
@@ -172,21 +155,9 @@ def main() -> None:
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         db = args.database or os.path.join(tmp, "memory.sqlite")
-        server = subprocess.Popen([sys.executable, "-m", "werewolf.cli", "serve", "--host", "127.0.0.1",
-                                   "--port", str(port), "--database", db, "--timeout", "0", "--limits", "off",
-                                   "--workers", str(args.workers), "--pace", "0", "0"],
-                                  cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                  env={**os.environ, **({"WEREWOLF_PROBE": "1"} if args.objects else {})})
+        server = start_server(port, db, args.workers, (0, 0), args.objects)
         base = f"http://127.0.0.1:{port}"
         try:
-            for _ in range(300):
-                try:
-                    if httpx.get(base + "/api/decks", timeout=1).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    time.sleep(0.1)
-            else:
-                sys.exit("the server did not start")
             print(f"memory: {' then '.join(f'{g:,}' for g in args.games)} finished all-{args.bot_kind}-bot "
                   f"{args.ruleset} {args.deck} games, {args.concurrency} at a time, against {base}"
                   + (f" ({args.workers} processes)" if args.workers > 1 else ""), flush=True)
