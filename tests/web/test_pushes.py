@@ -359,52 +359,18 @@ def play_on_the_test_clock(tmp: Path, name: str, *args: Any, **kw: Any) -> Playe
 def test_over_the_real_websocket_no_update_repeats_the_last_one(tmp_path: Path) -> None:
     # The real server on the real clock with a short pace: a seat's and the spectator's sockets, full and delta,
     # are never sent an update that changes nothing (a delta with nothing in it, a full view equal to the last).
-    import threading
-    import time
+    from .test_secrecy import watch_a_paced_onuw_game
 
-    from fastapi.testclient import TestClient
+    got, _ = watch_a_paced_onuw_game(tmp_path, {
+        "seat": "/api/rooms/{rid}/ws?token={token}",
+        "seat-delta": "/api/rooms/{rid}/ws?token={token}&delta=true&lang=en",
+        "spectator": "/api/rooms/{rid}/ws?spectator=true&lang=en",
+        "spectator-delta": "/api/rooms/{rid}/ws?spectator=true&delta=true"})
 
-    from werewolf.web import create_app
+    def over(text: str) -> bool:
+        v = json.loads(text)
+        return bool(v.get("game_over") or v.get("set", {}).get("game_over"))
 
-    from .conftest import auth
-
-    with TestClient(create_app(str(tmp_path / "ws.sqlite"), timeout=0, pace=(0.05, 0.1))) as client:
-        r = client.post("/api/rooms", json={"ruleset": "onuw", "deck": "onuw5", "bots": [2, 3, 4, 5],
-                                            "bot_kind": "random"}).json()
-        rid, host = r["room"], r["host_token"]
-        token = client.post(f"/api/rooms/{rid}/join", json={"name": "Ann"}).json()["token"]
-        got: dict[str, list[str]] = {}
-
-        def over(text: str) -> bool:
-            v = json.loads(text)
-            return bool(v.get("game_over") or v.get("set", {}).get("game_over"))
-
-        def listen(who: str, url: str) -> None:
-            got[who] = []
-            with client.websocket_connect(url) as ws:
-                while True:
-                    text = ws.receive_text()
-                    got[who].append(text)
-                    if over(text) or len(got[who]) > 2000:
-                        return
-
-        urls = {"seat": f"/api/rooms/{rid}/ws?token={token}", "seat-delta": f"/api/rooms/{rid}/ws?token={token}"
-                "&delta=true&lang=en", "spectator": f"/api/rooms/{rid}/ws?spectator=true&lang=en",
-                "spectator-delta": f"/api/rooms/{rid}/ws?spectator=true&delta=true"}
-        threads = [threading.Thread(target=listen, args=(who, url)) for who, url in urls.items()]
-        for t in threads:
-            t.start()
-        client.post(f"/api/rooms/{rid}/start", headers=auth(host))
-        deadline = time.time() + 60
-        while time.time() < deadline and any(t.is_alive() for t in threads):
-            v = client.get(f"/api/rooms/{rid}/view", headers=auth(token)).json()
-            if v["pending"]:
-                move = next((m for m in v["pending"] if m["act"] == "speak" and m.get("text") is None),
-                            v["pending"][0])
-                client.post(f"/api/rooms/{rid}/act", json=move, headers=auth(token))
-            time.sleep(0.01)
-        for t in threads:
-            t.join(5)
     for who, texts in got.items():
         assert len(texts) > 5 and over(texts[-1]), who
         for a, b in zip(texts, texts[1:]):

@@ -215,10 +215,13 @@ def test_event_audiences_are_what_the_check_reads() -> None:
     assert addressed([e], 3) and not addressed([e], 4) and not addressed([e], None)
 
 
-def test_the_sockets_of_a_paced_room_get_one_step_at_a_time(tmp_path: Path) -> None:
-    # Over the real WebSocket, on the real clock with a short pace: every message a seat or the spectator
-    # is sent holds only what it may see, and no message carries two night steps.
+def watch_a_paced_onuw_game(tmp_path: Path, sockets: dict[str, str]) -> tuple[dict[str, list[str]], list[Event]]:
+    """A paced ONUW room (steps of 0.05–0.1 s) on the real server and clock: Ann in seat 1, random bots in the
+    rest, who says nothing and takes the first option of whatever she is asked. Each socket of ``sockets``
+    (name -> URL, with ``{rid}`` and ``{token}`` filled in) is read until its game is over; returns what each
+    was sent, as sent, and the game's log."""
     import threading
+    import time
 
     from fastapi.testclient import TestClient
 
@@ -226,29 +229,30 @@ def test_the_sockets_of_a_paced_room_get_one_step_at_a_time(tmp_path: Path) -> N
 
     from .conftest import auth
 
+    def over(text: str) -> bool:
+        v = json.loads(text)
+        return bool(v.get("game_over") or v.get("set", {}).get("game_over"))
+
     with TestClient(create_app(str(tmp_path / "ws.sqlite"), timeout=0, pace=(0.05, 0.1))) as client:
         r = client.post("/api/rooms", json={"ruleset": "onuw", "deck": "onuw5", "bots": [2, 3, 4, 5],
                                             "bot_kind": "random"}).json()
         rid, host = r["room"], r["host_token"]
         token = client.post(f"/api/rooms/{rid}/join", json={"name": "Ann"}).json()["token"]
         room = client.app.state.hub.rooms[rid]
-        messages: dict[str, list[dict[str, Any]]] = {"seat": [], "spectator": []}
+        got: dict[str, list[str]] = {who: [] for who in sockets}
 
         def listen(who: str, url: str) -> None:
-            with client.websocket_connect(url) as ws:
+            with client.websocket_connect(url.format(rid=rid, token=token)) as ws:
                 while True:
-                    v = json.loads(ws.receive_text())
-                    messages[who].append(v)
-                    if v["game_over"]:
+                    text = ws.receive_text()
+                    got[who].append(text)
+                    if over(text) or len(got[who]) > 2000:
                         return
 
-        threads = [threading.Thread(target=listen, args=("seat", f"/api/rooms/{rid}/ws?token={token}")),
-                   threading.Thread(target=listen, args=("spectator", f"/api/rooms/{rid}/ws?spectator=true"))]
+        threads = [threading.Thread(target=listen, args=(who, url)) for who, url in sockets.items()]
         for t in threads:
             t.start()
         client.post(f"/api/rooms/{rid}/start", headers=auth(host))
-        import time
-
         deadline = time.time() + 60
         while time.time() < deadline and any(t.is_alive() for t in threads):
             v = client.get(f"/api/rooms/{rid}/view", headers=auth(token)).json()
@@ -259,7 +263,15 @@ def test_the_sockets_of_a_paced_room_get_one_step_at_a_time(tmp_path: Path) -> N
             time.sleep(0.01)
         for t in threads:
             t.join(5)
-        everything = room.game.events
+        return got, list(room.game.events)
+
+
+def test_the_sockets_of_a_paced_room_get_one_step_at_a_time(tmp_path: Path) -> None:
+    # Over the real WebSocket, on the real clock with a short pace: every message a seat or the spectator
+    # is sent holds only what it may see, and no message carries two night steps.
+    got, everything = watch_a_paced_onuw_game(tmp_path, {"seat": "/api/rooms/{rid}/ws?token={token}",
+                                                         "spectator": "/api/rooms/{rid}/ws?spectator=true"})
+    messages = {who: [json.loads(text) for text in texts] for who, texts in got.items()}
     for who, seat in (("seat", 1), ("spectator", None)):
         seen = 0
         assert messages[who] and messages[who][-1]["game_over"]
