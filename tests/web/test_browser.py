@@ -116,6 +116,9 @@ def play_until(pages: list[Any], rng: random.Random, done: Any, seconds: float, 
     raise AssertionError(failure)
 
 
+# Known flaky (2026-12-04): three phones play a whole random game against the bots (whose habits are drawn game
+# by game) and it did not always end within the test's time on a busy machine; rerun twice until scripted.
+@pytest.mark.flaky(reruns=2)
 def test_three_phones_create_join_and_play_a_whole_game(browser: Any, server: Server) -> None:
     rng = random.Random(1)
     host = phone(browser)

@@ -157,6 +157,9 @@ def test_the_game_over_screen_links_to_the_replay(browser: Any, server: Server) 
     page.close()
 
 
+# Known flaky (2026-12-04): the rules it finds depend on the path of a random game played through the browser
+# against the bots (whose habits are drawn game by game); rerun twice until its game is scripted.
+@pytest.mark.flaky(reruns=2)
 def test_why_on_a_phone_reads_the_sentence_of_its_table(browser: Any, server: Server) -> None:
     """A WeChat table's "Why?" gives WeChat's sentence (its ruleset and the options its game_start announced
     go with the question), not the boxed edition's."""
