@@ -5,11 +5,12 @@ Not a test: it prints figures. Every player is a client of its own: it joins ove
 HTTP, keeps a WebSocket open, and, once every room is seated (the games then start
 spread over --ramp seconds), answers a random legal move (self-destructs and
 duels only rarely) a random "think time" after its view asks for one. The figure
-measured is the time from sending an answer (POST /act) to receiving, on the
-player's WebSocket, the view in which that answer is taken (for a wolf's pick at
-the pack's knife, which waits for the packmates, the view that shows it
-confirmed): its 50th, 95th and 99th percentiles, with the number of errors (any
-non-2xx answer, failed request or dropped socket). It also prints the server's CPU seconds (from /proc) per answer and
+measured is the time from sending an answer (on the player's WebSocket, as the
+phones' page does; ``--answer http``: POST /act) to receiving, on that WebSocket,
+the view in which that answer is taken (for a wolf's pick at the pack's knife,
+which waits for the packmates, the view that shows it confirmed): its 50th, 95th
+and 99th percentiles, with the number of errors (any refused answer, failed request
+or dropped socket). It also prints the server's CPU seconds (from /proc) per answer and
 per view pushed, during play: on a shared machine the latencies move with the neighbours'
 load, these much less, so a regression shows without a stopwatch. The players ask for
 deltas (``?delta=true``), as the phones' page does; ``--full-views`` asks for whole views.
@@ -196,8 +197,12 @@ class Conn:
 
 class Player:
     def __init__(self, base: str, room: str, seat: int, token: str, http: httpx.AsyncClient, stats: Stats,
-                 think: float, rng: random.Random, stop_at: float, delta: bool) -> None:
+                 think: float, rng: random.Random, stop_at: float, delta: bool, on_socket: bool) -> None:
         self.base, self.room, self.seat, self.token, self.delta = base, room, seat, token, delta
+        self.on_socket = on_socket  # answer on the socket (as the phones' page does), else POST /act
+        self.ws: Any = None
+        self.replies: dict[int, asyncio.Future[int]] = {}  # a socket's move: its status, by id
+        self.sent_id = 0
         self.http, self.stats, self.think, self.rng, self.stop_at = http, stats, think, rng, stop_at
         self.view: dict[str, Any] | None = None
         self.changed = asyncio.Event()
@@ -215,6 +220,7 @@ class Player:
         try:
             async with websockets.connect(ws_url, max_size=None, open_timeout=60, ping_interval=None,
                                           compression=None, subprotocols=protocols) as ws:
+                self.ws = ws
                 reader = asyncio.create_task(self.read(ws))
                 try:
                     await self.answer_loop()
@@ -229,6 +235,11 @@ class Player:
             async for message in ws:
                 now = time.perf_counter()
                 view = head(message)
+                if "reply" in view:  # the answer to a move sent on the socket
+                    fut = self.replies.pop(view["reply"], None)
+                    if fut is not None and not fut.done():
+                        fut.set_result(200 if view.get("ok") else int(view.get("status", 0)))
+                    continue
                 self.stats.views += 1
                 if "base" in view:  # a delta: the fields that changed since the version ``base``
                     if self.view is None or self.view.get("v") != view["base"]:
@@ -248,7 +259,19 @@ class Player:
             if time.time() < self.stop_at:
                 self.stats.error("websocket dropped")
         finally:
+            for fut in self.replies.values():
+                if not fut.done():
+                    fut.set_exception(OSError("the socket closed before the move's reply"))
             self.changed.set()
+
+    async def send_move(self, move: dict[str, Any]) -> int:
+        """Send the move, the way --answer says, and wait for the status it is answered with."""
+        if not self.on_socket:
+            return await self.conn.post(f"/api/rooms/{self.room}/act", json.dumps(move).encode(), self.token)
+        self.sent_id += 1
+        fut = self.replies[self.sent_id] = asyncio.get_running_loop().create_future()
+        await self.ws.send(json.dumps({"id": self.sent_id, "post": "act", "body": move}))
+        return await fut
 
     async def answer_loop(self) -> None:
         while time.time() < self.stop_at:
@@ -277,9 +300,9 @@ class Player:
             self.sent_act, self.sent_phase = move["act"], view.get("phase")
             self.sent_at = sent = time.perf_counter()
             try:
-                status = await self.conn.post(f"/api/rooms/{self.room}/act", json.dumps(move).encode(), self.token)
+                status = await self.send_move(move)
                 self.stats.http.append(time.perf_counter() - sent)
-            except (OSError, asyncio.IncompleteReadError, ValueError) as err:
+            except (OSError, asyncio.IncompleteReadError, ValueError, websockets.WebSocketException) as err:
                 self.sent_at = None
                 self.stats.error(f"act: {type(err).__name__}")
                 continue
@@ -293,7 +316,7 @@ class Player:
 
 async def one_room(base: str, http: httpx.AsyncClient, stats: Stats, think: float, seed: int,
                    stop_at: float, ruleset: str, deck: str, ready: asyncio.Barrier, delay: float,
-                   pid: int | None, delta: bool, probing: bool) -> None:
+                   pid: int | None, delta: bool, probing: bool, on_socket: bool) -> None:
     """Create a room, seat 12 players with their sockets open; once every room is ready, play. The room is
     set up and started on a connection of its own, as a host's phone does (``serve --workers`` hands a
     connection to the process of the room it first names, and each process creates its own rooms)."""
@@ -311,7 +334,7 @@ async def one_room(base: str, http: httpx.AsyncClient, stats: Stats, think: floa
                 j = await own.post(f"/api/rooms/{room}/join", json={"name": f"bot {i + 1}"})
                 j.raise_for_status()
                 players.append(Player(base, room, j.json()["seat"], j.json()["token"], http, stats, think,
-                                      random.Random(rng.random()), stop_at, delta))
+                                      random.Random(rng.random()), stop_at, delta, on_socket))
         except httpx.HTTPError as err:
             stats.error(f"setup: {type(err).__name__}")
         tasks = [asyncio.create_task(p.run()) for p in players]
@@ -357,7 +380,8 @@ async def main_async(args: argparse.Namespace, base: str, pid: int | None) -> St
             rooms.append(asyncio.create_task(one_room(base, http, stats, args.think, args.seed + i, stop_at,
                                                       args.ruleset, args.deck, ready,
                                                       args.ramp * i / max(1, args.rooms), pid,
-                                                      not args.full_views, args.probe)))
+                                                      not args.full_views, args.probe,
+                                                      args.answer == "socket")))
             await asyncio.sleep(0.01)
         await asyncio.gather(*rooms)
         if args.probe:
@@ -417,7 +441,8 @@ def measure(args: argparse.Namespace, workers: int, database: str | None) -> Sum
     base = base.rstrip("/")
     loopback_only(base)
     print(f"load: {args.rooms} rooms × 12 players ({args.ruleset} {args.deck}), think {args.think}s mean, "
-          f"at most {args.seconds:.0f}s, against {base}"
+          f"at most {args.seconds:.0f}s, answers on the {'socket' if args.answer == 'socket' else 'POST /act'}, "
+          f"against {base}"
           + (f" ({workers} server processes)" if workers > 1 else ""), flush=True)
     t0 = time.time()
     cpu_end = None
@@ -460,7 +485,7 @@ def measure(args: argparse.Namespace, workers: int, database: str | None) -> Sum
         def line(name: str, xs: list[float]) -> str:
             return (f"  {name:<34} {len(xs):>6}  p50 {pct(xs, 50):7.1f}  p95 {pct(xs, 95):7.1f}  "
                     f"p99 {pct(xs, 99):7.1f}  max {max(xs):7.1f} ms")
-        print(line("POST /act answered", [x * 1000 for x in stats.http]))
+        print(line(f"the answer's reply ({args.answer})", [x * 1000 for x in stats.http]))
         for kind, xs in sorted(stats.by_kind.items(), key=lambda kv: -len(kv[1])):
             print(line(kind, [x * 1000 for x in xs]))
     if stats.probe is not None:
@@ -575,6 +600,9 @@ def main() -> None:
                          "4 9; 0 0 plays the nights as fast as the players answer, as before pacing)")
     ap.add_argument("--full-views", action="store_true",
                     help="ask for the whole view at every push, not for deltas (the protocol before deltas)")
+    ap.add_argument("--answer", choices=["socket", "http"], default="socket",
+                    help="how players answer: on their WebSocket, as the phones' page does (default), or with "
+                         "POST /act, as scripts and HTTP bots do")
     ap.add_argument("--server-pid", type=int, default=None,
                     help="with --url: the server's process id, to print its CPU time per answer and per view")
     args = ap.parse_args()

@@ -75,7 +75,7 @@ def uvicorn_settings(log_level: str, header_timeout: float | None = None) -> dic
     http = protocol(HEADER_TIMEOUT if header_timeout is None else header_timeout)
     return {"log_level": log_level, "log_config": log_config(log_level), "http": http,
             "ws_ping_interval": 20, "ws_ping_timeout": 20, "ws_per_message_deflate": False,
-            "ws_max_size": 64 * 1024,  # clients send nothing but pings
+            "ws_max_size": 64 * 1024,  # pings, asks for a full view, moves: small
             # A phone's requests come a decision apart, often more than uvicorn's 5 s: a new connection (and
             # behind a proxy, a new TLS handshake) for almost every answer, unless idle ones are kept longer.
             "timeout_keep_alive": 75,

@@ -18,10 +18,11 @@ import asyncio
 import contextlib
 import functools
 import io
+import json
 import logging
 import re
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
@@ -37,6 +38,7 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 from werewolf.core.errors import WerewolfError, quoted
 from werewolf.i18n import LANGS, normalize_lang
 from werewolf.replay import Record
+from werewolf.web import moves
 from werewolf.web.cluster import Cluster
 from werewolf.web.errors import ApiError
 from werewolf.web.headers import SecurityHeaders, security_headers
@@ -357,17 +359,10 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
     @app.post("/api/rooms/{room_id}/act", response_model=Ok, responses=ERRORS, tags=["play"])
     async def act(request: Request, room_id: str, move: Annotated[Move, Body()],
                   authorization: str | None = Header(None)) -> Ok:
-        """Answer a pending decision with one of the moves of the view's ``pending``."""
-        hub = hub_of(request)
-        room = await room_of(hub, room_id)
-        _, seat = who(request, room, bearer(authorization))
-        if seat is None:
-            raise ApiError(403, "the host token has no seat: act with a player token")
-        if "seat" in move:
-            if move["seat"] != seat:
-                raise ApiError(403, f"you hold seat {seat}: you cannot act for seat {quoted(move['seat'])}")
-            move = {k: v for k, v in move.items() if k != "seat"}
-        await hub.act(room, seat, move)
+        """Answer a pending decision with one of the moves of the view's ``pending`` (on the seat's socket too:
+        ``{"id": n, "post": "act", "body": move}``, see ``ws``)."""
+        hub, room, seat = await seated(request, room_id, authorization)
+        await moves.act(hub, room, seat, move)
         return Ok()
 
     async def seated(request: Request, room_id: str, authorization: str | None) -> tuple[Hub, Room, int]:
@@ -385,10 +380,8 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
         """At the pack's knife: the caller's pick, seen at once by the pack only; ``confirm`` makes it final
         (``/act`` with ``kill`` is a confirmed pick). The knife is given once the people of the pack have all
         confirmed, or when the decision's time is up (each pick as it is then)."""
-        from werewolf.web import pack
-
         hub, room, seat = await seated(request, room_id, authorization)
-        await hub.pack_move(room, lambda: pack.pick(room, seat, body.target, body.confirm))
+        await moves.pick(hub, room, seat, body)
         return Ok()
 
     @app.post("/api/rooms/{room_id}/pack_chat", response_model=Ok, responses=ERRORS, tags=["play"],
@@ -396,10 +389,8 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
     async def pack_chat(request: Request, room_id: str, body: PackChat,
                         authorization: str | None = Header(None)) -> Ok:
         """A line to the pack, at the knife (online rooms): only the pack's voices ever see it."""
-        from werewolf.web import pack
-
         hub, room, seat = await seated(request, room_id, authorization)
-        await hub.pack_move(room, lambda: pack.say(room, seat, body.text))
+        await moves.pack_chat(hub, room, seat, body)
         return Ok()
 
     @app.post("/api/rooms/{room_id}/intent", response_model=Ok, responses=ERRORS, tags=["play"],
@@ -409,10 +400,8 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
         """Press an interrupt button (one of the view's ``interrupts`` options, e.g. ``{"act": "explode"}``):
         used at the next offer the rules make; its "no" move (``{"act": "explode", "value": false}``) takes
         it back. Nothing waits for it: every other offer is declined at once."""
-        from werewolf.web import pack
-
         hub, room, seat = await seated(request, room_id, authorization)
-        await hub.pack_move(room, lambda: pack.intend(room, seat, move))
+        await moves.intent(hub, room, seat, move)
         return Ok()
 
     @app.post("/api/rooms/{room_id}/voice", response_model=VoiceHeard, responses=ERRORS, tags=["play"])
@@ -474,6 +463,10 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
         ``?delta=true``: the full view first, with its version ``v``; then each push is a delta
         ``{"v", "base", "set", "text", "events"}`` (``Room.push_json``) to apply to version ``base``.
         A client that is not at ``base`` sends ``{"full": true}`` and gets the full view again.
+
+        A seat's socket takes its moves too (``werewolf.web.moves``): ``{"id": n, "post": "act", "body": move}``
+        (or ``pick``, ``pack_chat``, ``intent``), answered ``{"reply": n, "ok": true}`` or refused with the
+        POST route's status and words, ``{"reply": n, "status": 4xx, "error": "…"}``, nothing changed.
         """
         offered = list(websocket.scope.get("subprotocols") or [])
         for p in offered:
@@ -489,7 +482,21 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
             await websocket.send_json({"error": err.message[:MAX_ERROR]})
             await websocket.close(code=4000 + err.status, reason=close_reason(err.message))
             return
-        await push_views(websocket, hub, room, Subscriber(seat, host, _lang(lang), delta=delta))
+        sub = Subscriber(seat, host, _lang(lang), delta=delta)
+
+        async def move(m: moves.SocketMove) -> None:  # a seat's move on its socket: the token checked again
+            kind = moves.SEAT_MOVES[m.name]
+            if kind.rate is not None:
+                rates.hit(kind.rate, client_of(websocket.scope))
+            if token is None:
+                raise ApiError(403, "a spectator's socket makes no moves: connect with a player token")
+            here = await room_of(hub, room_id)
+            _, mine = who(websocket, here, token)
+            if mine is None:
+                raise ApiError(403, "the host token has no seat: use a player token")
+            await kind.run(hub, here, mine, moves.parse_body(kind, m.body))
+
+        await push_views(websocket, hub, room, sub, move)
 
     # -- the front end ----------------------------------------------------------------------
     @app.get("/", include_in_schema=False)
@@ -524,7 +531,8 @@ def _lang(lang: str | None) -> str | None:
     return normalize_lang(lang) if lang else None
 
 
-async def push_views(websocket: WebSocket, hub: Hub, room: Room, sub: Subscriber) -> None:
+async def push_views(websocket: WebSocket, hub: Hub, room: Room, sub: Subscriber,
+                     move: Callable[[moves.SocketMove], Awaitable[None]]) -> None:
     sub.dirty.set()
     room.subs.add(sub)
     asks = FullViews()  # (a loop of asks: one full view every FULL_EVERY seconds at most)
@@ -545,11 +553,16 @@ async def push_views(websocket: WebSocket, hub: Hub, room: Room, sub: Subscriber
                 msg = await websocket.receive()
                 if msg["type"] == "websocket.disconnect":
                     return
-                if not chatter.take():
+                reply, taken = await answer_message(msg.get("text") or "", move)
+                if reply is not None:
+                    await websocket.send_text(reply)
+                if taken:  # (the game bounds these: one per decision asked)
+                    continue
+                if not chatter.take():  # every other message, a refused move too
                     with contextlib.suppress(Exception):
                         await websocket.close(code=4429, reason="too many messages: a socket sends one now and then")
                     return
-                if sub.delta and "full" in (msg.get("text") or ""):  # the client lost track: start again
+                if reply is None and sub.delta:  # {"full": true}: the client lost track, start again
                     wait = asks.ask()
                     if wait == 0:
                         resend()
@@ -583,6 +596,24 @@ async def push_views(websocket: WebSocket, hub: Hub, room: Room, sub: Subscriber
         if websocket.application_state == WebSocketState.CONNECTED:
             with contextlib.suppress(Exception):
                 await websocket.close()
+
+
+async def answer_message(text: str, move: Callable[[moves.SocketMove], Awaitable[None]]) -> tuple[str | None, bool]:
+    """The reply to a socket's message and whether it was a move taken. A move is answered
+    ``{"reply": id, "ok": true}``, or refused with the status and message its POST route answers with (nothing
+    changed); ``{"full": true}`` has no reply; anything else is refused with ``"reply": null``."""
+    ident: int | None = None
+    try:
+        m = moves.read_socket_message(text)
+        if m is None:
+            return None, False
+        ident = m.id
+        await move(m)
+    except ApiError as err:
+        reply = err.reply if isinstance(err, moves.SocketError) else ident
+        message = err.message if len(err.message) <= MAX_ERROR else err.message[:MAX_ERROR] + "…"
+        return json.dumps({"reply": reply, "status": err.status, "error": message}), False
+    return json.dumps({"reply": ident, "ok": True}), True
 
 
 @functools.cache

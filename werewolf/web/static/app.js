@@ -141,7 +141,32 @@ function summary(names) {
 
 // -- a room ------------------------------------------------------------------------------------
 const S = { room: null, host: null, player: null, ws: null, view: null, retry: 0, closed: false,
-            picked: new Set(), revealed: null, sending: false, draft: "", link: null, askedFull: false };
+            picked: new Set(), revealed: null, sending: false, draft: "", link: null, askedFull: false,
+            moves: 0, replies: new Map() };
+
+// A seat's move (werewolf.web.moves: act, pick, pack_chat, intent): on the seat's open socket, which saves
+// a request per answer; over HTTP when the socket is not open. Either way it settles with the server's
+// answer, or fails with its message (nothing changed).
+function seatPost(what, body) {
+  const ws = S.ws;
+  if (!S.player || !ws || ws.readyState !== WebSocket.OPEN) {
+    return api("POST", `/api/rooms/${S.room}/${what}`, body, S.player);
+  }
+  const id = ++S.moves;
+  return new Promise((resolve, reject) => {
+    S.replies.set(id, { resolve, reject, ws });
+    ws.send(JSON.stringify({ id, post: what, body }));
+  });
+}
+
+// The socket closed with moves unanswered: each fails (the view, once back, shows whether it was taken).
+function dropReplies(ws) {
+  for (const [id, r] of S.replies) {
+    if (r.ws !== ws) continue;
+    S.replies.delete(id);
+    r.reject(new Error(ui("reconnecting")));
+  }
+}
 
 async function roomPage(room) {
   S.room = room;
@@ -178,6 +203,11 @@ function connect() {
   ws.onopen = () => { S.retry = 0; document.getElementById("status").hidden = true; };
   ws.onmessage = (m) => {
     const data = JSON.parse(m.data);
+    if ("reply" in data) {  // the answer to one of this seat's moves (seatPost)
+      const r = S.replies.get(data.reply);
+      if (r) { S.replies.delete(data.reply); if (data.ok) r.resolve(data); else r.reject(new Error(data.error)); }
+      return;
+    }
     if (data.error) {
       toast(data.error);
       if (/token/.test(data.error)) { forget(); if (/removed/.test(data.error)) setTimeout(() => roomPage(S.room), 0); }
@@ -193,6 +223,7 @@ function connect() {
     render();
   };
   ws.onclose = (e) => {
+    dropReplies(ws);
     if (S.ws !== ws || S.closed) return;
     if (e.code === 4404 || e.code === 4410) { noRoom(e.reason); return; }
     if (e.code >= 4400 && e.code < 4500) return;  // refused: a retry would be refused too
@@ -755,7 +786,7 @@ async function act(move) {
   try {
     const before = S.answered;
     remember(move);
-    try { await api("POST", `/api/rooms/${S.room}/act`, move, S.player); }
+    try { await seatPost("act", move); }
     catch (err) { S.answered = before; throw err; }
   }
   catch (err) { toast(err.message); render(); }

@@ -8,7 +8,7 @@ const PACK = { draft: "", sending: false };
 async function packPost(what, body) {
   if (PACK.sending) return;
   PACK.sending = true;
-  try { await api("POST", `/api/rooms/${S.room}/${what}`, body, S.player); }
+  try { await seatPost(what, body); }
   catch (err) { toast(err.message); }
   finally { PACK.sending = false; }
 }
