@@ -151,9 +151,11 @@ class PackState:
             return cls()
 
     def copy(self) -> PackState:
-        out = PackState.from_json(json.dumps(self.as_json()))
-        out.own, out.seen, out.version, out.stored = dict(self.own), dict(self.seen), self.version, self.stored
-        return out
+        """A copy to put back if a change fails: every container new (the changes replace the values in them,
+        the chat's lines and the offers' buttons, and never change one in place)."""
+        return PackState(self.key, dict(self.picks), set(self.ready), dict(self.own), list(self.chat),
+                         dict(self.intents), {s: dict(o) for s, o in self.offers.items()}, self.previewed,
+                         dict(self.seen), self.version, self.stored)
 
     def dirty(self) -> str | None:
         """The state as the store should now hold it, if it changed since it was stored."""

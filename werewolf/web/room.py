@@ -31,7 +31,7 @@ import random
 import time
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 try:
@@ -86,6 +86,36 @@ def yield_to_loop() -> None:
     waits for it (a request came in), instead of making it wait for the switch interval at each wake-up."""
     time.sleep(0)
 
+@dataclass(eq=False)
+class Frame:
+    """What every seat's view and socket signature share in one state of the room, made once for all of
+    them (``Room.frame``): the released events, the open decisions as the table sees them, the phase, the
+    speakers, the knife's voices, the open night step, the end."""
+
+    key: tuple[Any, ...]
+    shown: Sequence[Event]
+    settled: bool
+    pending: list[Decision]  # ``Room.pending()``
+    over: bool
+    phase: str
+    speaking: tuple[int, ...]  # the seats asked to speak, in the request's order
+    knife: frozenset[int]  # the voices of the open knife the table sees (``wolfpack.knife``)
+    step: Event | None  # the pacer's open night step
+    result: tuple[Any, Any] | None  # the end, once every event is out
+    moves: dict[int, tuple[list[dict[str, Any]], dict[str, Any]]] = field(default_factory=dict)
+
+    def options(self, d: Decision) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """The decision's moves and description (made once: every push of its seat shows them)."""
+        got = self.moves.get(id(d))
+        if got is None:
+            got = self.moves[id(d)] = (d.options(), d.describe())
+        return got
+
+    def asked(self, seat: int) -> list[Decision]:
+        """``Room.pending(seat)``."""
+        return [d for d in self.pending if d.seat == seat]
+
+
 class Room:
     def __init__(self, rec: RoomRecord, default_timeout: float, clock: Callable[[], float] = time.time,
                  pace: Pace | None = None, rng: random.Random | None = None) -> None:
@@ -122,6 +152,7 @@ class Room:
         self.subs: set[Subscriber] = set()
         self.deadlines: dict[int, tuple[Decision, float]] = {}
         self._views: dict[tuple[int | None, bool, str | None], tuple[int, str]] = {}
+        self._frame: Frame | None = None
         self.narrations: dict[tuple[int | None, str], list[str | None]] = {}
         # Each event narrated once per language, by its place in the log, for every seat it does not
         # name (key: (spectator?, lang)); ``werewolf.web.text.narrations``.
@@ -204,22 +235,46 @@ class Room:
 
     def pending(self, seat: int | None = None) -> list[Decision]:
         """The open decisions as the table sees them: none until everything the engine said is out."""
-        if self.status != "playing" or not self.settled() or self.voice.waits(self.clock()):
-            return []
-        return self.game.pending(seat)
+        f = self.frame()
+        return f.pending if seat is None else f.asked(seat)
 
     def over(self) -> bool:
-        return self.game.over and self.settled()
+        return self.frame().over
 
     def phase(self) -> str:
+        # (Not the frame's: the voice asks it while the frame is made, face to face.)
         shown = self.shown()
         return self.game.phase if len(shown) == len(self.game.events) or not shown else shown[-1].phase
+
+    def frame(self) -> Frame:
+        """The part of the room every view shares now, made once for all the seats' views and signatures
+        of one state of the room. Its key moves with every change: ``changed`` bumps ``version``, an answer
+        ``answered``, the pacer ``released`` and ``step``, a failed change puts back a new game (and bumps
+        ``info_version``). Face to face the voice moves with the clock alone: no frame is kept."""
+        g, p = self.game, self.pacer
+        key = (self.version, self.info_version, id(g), len(g.events), g.answered, p.released, p.step, self.status,
+               len(self.timed_out), self.talk_ends)
+        f = self._frame
+        if f is not None and f.key == key and not self.voice.face_to_face:
+            return f
+        shown = self.shown()
+        settled = self.settled()
+        playing = self.status == "playing"
+        pending = g.pending() if playing and settled and not self.voice.waits(self.clock()) else []
+        over = g.over and settled
+        phase = g.phase if len(shown) == len(g.events) or not shown else shown[-1].phase
+        knife = frozenset(d.seat for d in wolfpack.knife(self)) if playing else frozenset()
+        result = g.result if over and len(shown) == len(g.events) else None
+        f = self._frame = Frame(key, shown, settled, pending, over, phase,
+                                tuple(d.seat for d in pending if d.act == "speak"), knife,
+                                p.open_step(g.events), result)
+        return f
 
     def awake(self, seat: int, role: str | None, events: list[Event]) -> dict[str, Any] | None:
         """The open night step, when it is this seat's role's and asks it nothing (a witch with no potion
         left, a role only woken): the phone shows it, as a judge shows her, with a button that only
         dismisses it. Nobody else is told anything."""
-        step = self.pacer.open_step(self.game.events)
+        step = self.frame().step
         if step is None or role is None or step.data.get("role") != role or self.pending(seat):
             return None
         if self.voice.waits(self.clock()):  # face to face: woken once the voice has called the role
@@ -231,7 +286,7 @@ class Room:
     def sight(self, seat: int | None) -> Sight:
         """The released events ``seat`` may see, brought up to date with what came out since."""
         sight = self._sights.get(seat)
-        shown = self.shown()
+        shown = self.frame().shown
         if sight is None or sight.scanned > len(shown):  # new, or the room was rebuilt
             sight = self._sights[seat] = Sight()
         for i in range(sight.scanned, len(shown)):
@@ -251,14 +306,15 @@ class Room:
             out: dict[str, Any] = {"seat": seat, "role": None, "phase": "lobby", "pending": None,
                                    "decisions": None, "game_over": None, "awake": None}
         else:
+            f = self.frame()
             sight = self.sight(seat)
             role = sight.role
-            decisions = self.pending(seat) if seat is not None else []
+            moves = [f.options(d) for d in f.asked(seat)] if seat is not None else []
             # The end once every event is out (face to face: once the voice says it), to everyone alike.
-            result = self.game.result if self.over() and len(self.shown()) == len(self.game.events) else None
-            out = {"seat": seat, "role": role, "phase": self.phase(),
-                   "pending": [o for d in decisions for o in d.options()] or None,
-                   "decisions": [d.describe() for d in decisions] or None,
+            result = f.result
+            out = {"seat": seat, "role": role, "phase": f.phase,
+                   "pending": [o for options, _ in moves for o in options] or None,
+                   "decisions": [describe for _, describe in moves] or None,
                    "game_over": {"teams": result[0], "seats": result[1]} if result else None,
                    "awake": self.awake(seat, role, sight.events) if seat is not None else None}
         deadline = None
@@ -268,7 +324,7 @@ class Room:
         out["deadline"] = deadline
         out["host"] = host
         out["room"] = self.shared_info()
-        out["speaking"] = sorted({d.seat for d in self.pending() if d.act == "speak"})
+        out["speaking"] = sorted(set(self.frame().speaking))
         out["discussion"] = self.discussion()
         out.update(wolfpack.view(self, seat))
         out["voice"] = self.voice.view(self.clock()) if seat is None else None
@@ -457,7 +513,8 @@ class Room:
 
     def signature(self, seat: int | None, host: bool, lang: str | None) -> tuple[Any, ...]:
         """Changes whenever the view of ``seat`` may have changed (events it sees, its decisions, the room)."""
-        events = self.shown()
+        f = self.frame()
+        events = f.shown
         if self._scanned > len(events):
             self._reset_counts()
         for e in events[self._scanned:]:
@@ -467,24 +524,23 @@ class Room:
                 for s in e.to:
                     self._private[s] = self._private.get(s, 0) + 1
         self._scanned = len(events)
-        request = self.game.request if self.settled() else _UNSHOWN
+        request = self.game.request if f.settled else _UNSHOWN
         if request is not self._request:
             self._request = request
             self._generation += 1
         mine: tuple[Any, ...] = ()
         if seat is not None:
-            owed = self.pending(seat)
+            owed = f.asked(seat)
             positions = tuple(i for i, d in enumerate(request) if d.seat == seat and d in owed)
             mine = (self._generation, positions) if positions else ()
-        speaking = tuple(d.seat for d in self.pending() if d.act == "speak")
         seen = self._public + (self._private.get(seat, 0) if seat is not None else 0)
         awake = self.pacer.step if seat is not None else None  # the open step (a seat may be woken by it)
         # A seat is woken once the voice has called its role (``awake``): whether the table waits for it.
         voice = self.voice.signature(self.clock()) if seat is None else (self.voice.waits(self.clock()),)
         # A voice of the knife the table sees is shown who has answered (a pick taken when its time is up
         # answers without the pack's own count moving).
-        knife = self.game.answered if seat is not None and any(d.seat == seat for d in wolfpack.knife(self)) else 0
-        return (self.status, self.info_version, seen, mine, speaking, host, lang, self.over(), awake,
+        knife = self.game.answered if seat is not None and seat in f.knife else 0
+        return (self.status, self.info_version, seen, mine, f.speaking, host, lang, f.over, awake,
                 wolfpack.signature(self, seat), voice, knife, len(self.timed_out))
 
     def changed(self) -> None:

@@ -63,6 +63,7 @@ class SpeechClock:
         self.seconds = 0.0 if ruleset in NO_TURNS else float(seconds or 0.0)
         self.clock = clock
         self.turns: dict[tuple[int, Any, int], Turn] = {}
+        self._spoken = (0, 0)  # (answers counted, speeches among them): each answer counted once
 
     def track(self, open_decisions: Iterable[Decision], answers: list[tuple[int, str, Any]],
               people: Callable[[int], bool]) -> None:
@@ -74,7 +75,11 @@ class SpeechClock:
         if self.seconds <= 0:
             self.turns = {}
             return
-        spoken = sum(1 for _, act, _ in answers if act == "speak")
+        counted, spoken = self._spoken
+        if counted > len(answers):  # the room was put back: count again
+            counted = spoken = 0
+        spoken += sum(1 for i in range(counted, len(answers)) if answers[i][1] == "speak")
+        self._spoken = (len(answers), spoken)
         now = self.clock()
         old, self.turns = self.turns, {}
         for d in open_decisions:
