@@ -63,7 +63,7 @@ from werewolf.web.probe import install as install_probe
 from werewolf.web.replay import install as install_replay
 from werewolf.web.requests import CreateRoom, Join, Move, PackChat, Pick, Start, error_text
 from werewolf.web.room import Room
-from werewolf.web.state import Subscriber
+from werewolf.web.state import Subscriber, token_hash
 from werewolf.web.store import Store, database_url
 from werewolf.web.voice import VoiceAck, VoiceHeard
 
@@ -483,6 +483,7 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
             await websocket.close(code=4000 + err.status, reason=close_reason(err.message))
             return
         sub = Subscriber(seat, host, _lang(lang), delta=delta)
+        held = token_hash(token) if token and seat is not None else ""
 
         async def move(m: moves.SocketMove) -> None:  # a seat's move on its socket: the token checked again
             kind = moves.SEAT_MOVES[m.name]
@@ -491,7 +492,9 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
             if token is None:
                 raise ApiError(403, "a spectator's socket makes no moves: connect with a player token")
             here = await room_of(hub, room_id)
-            _, mine = who(websocket, here, token)
+            mine = seat if seat is not None and here.holds(seat, held) else None
+            if mine is None:  # freed, or never a seat's: the full check, with its words
+                _, mine = who(websocket, here, token)
             if mine is None:
                 raise ApiError(403, "the host token has no seat: use a player token")
             await kind.run(hub, here, mine, moves.parse_body(kind, m.body))

@@ -458,9 +458,10 @@ class Hub:
 
     async def _change(self, room: Room, apply: Callable[[], None] | None = None, *, started: bool = False) -> None:
         """Apply a change (lock held): ``apply`` and the room's drive (the pacer, the bots) in the worker
-        thread, then the commit, then the publication. Whatever fails on the way (the engine, a bot, the
-        clock, the database), the room is put back exactly as it was, in memory as in the database
-        (nothing was committed), and the caller gets an ``ApiError``."""
+        thread (a room without bots: in the loop's, as its step is short), then the commit, then the
+        publication. Whatever fails on the way (the engine, a bot, the clock, the database), the room is put
+        back exactly as it was, in memory as in the database (nothing was committed), and the caller gets an
+        ``ApiError``."""
         if self.closing:
             raise ApiError(503, SHUTTING_DOWN)
         if self.rooms.get(room.id) is not room:  # dropped meanwhile: the next request reloads it
@@ -487,7 +488,10 @@ class Hub:
 
         try:
             queued = time.perf_counter()
-            await asyncio.get_running_loop().run_in_executor(self._worker, work)
+            if room.bots or started:
+                await asyncio.get_running_loop().run_in_executor(self._worker, work)
+            else:  # a person's answer in a room without bots: the engine's step is short, the thread hop is not
+                work()
             clock_started = drives and room.start_talk_clock()
             write = room.write(started=started, clock=clock_started)
         except ApiError:

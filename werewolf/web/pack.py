@@ -63,6 +63,14 @@ class Gate(Protocol):
     def waits(self, now: float) -> bool: ...
 
 
+class Shared(Protocol):
+    """What every seat's view shares in one state of the room (``werewolf.web.room.Frame``), as the pack
+    reads it: the open knife the table sees, once ``sync`` has made the pack's state follow it."""
+
+    @property
+    def knife(self) -> list[Decision]: ...
+
+
 class Room(Protocol):
     """A room as the pack reads and changes it (``werewolf.web.room.Room``): its game, its bots and their
     agents, the pack's state it holds, and what a seat sees."""
@@ -90,6 +98,7 @@ class Room(Protocol):
     def settled(self) -> bool: ...
     def phase(self) -> str: ...
     def sight(self, seat: int | None) -> Sight: ...
+    def frame(self) -> Shared: ...
     def agents(self) -> dict[int, Agent]: ...
 
 
@@ -474,7 +483,7 @@ def view(room: Room, seat: int | None) -> dict[str, Any]:
     if seat is None or room.status == "lobby":
         return out
     st = room.pack
-    request = sync(room)
+    request = room.frame().knife  # (``sync``ed once for every seat's view)
     voices = [d.seat for d in request]
     if seat in voices:
         out["pack"] = {str(d.seat): pick_of(room, d) for d in request}
@@ -487,7 +496,7 @@ def view(room: Room, seat: int | None) -> dict[str, Any]:
         out["pack_chat"] = lines
     role = room.sight(seat).role
     offers = {act: o for act, o in (st.offers.get(seat) or {}).items() if o.get("role", role) == role}
-    gone = dead(room)
+    gone = dead(room) if offers else set()
     if offers and not room.game.over and seat not in gone:
         armed = st.intents.get(seat)
         out["interrupts"] = [{"act": act, "options": [m for m in o["yes"] if m.get("target") not in gone],

@@ -99,7 +99,8 @@ class Frame:
     over: bool
     phase: str
     speaking: tuple[int, ...]  # the seats asked to speak, in the request's order
-    knife: frozenset[int]  # the voices of the open knife the table sees (``wolfpack.knife``)
+    knife: list[Decision]  # the open knife the table sees (``wolfpack.sync``: the pack's state follows it)
+    voices: frozenset[int]  # its seats
     step: Event | None  # the pacer's open night step
     result: tuple[Any, Any] | None  # the end, once every event is out
     moves: dict[int, tuple[list[dict[str, Any]], dict[str, Any]]] = field(default_factory=dict)
@@ -195,6 +196,11 @@ class Room:
             raise stranger(self, h)
         return host, seat
 
+    def holds(self, seat: int, h: str) -> bool:
+        """Whether ``seat`` is still held by the token whose hash is ``h`` (a socket's moves: checked once
+        at its connect by ``who``, and at each move by this)."""
+        return hmac.compare_digest(self.hashes.get(seat, ""), h)
+
     # -- state ------------------------------------------------------------------------------
     def info(self) -> dict[str, Any]:
         """The room as everyone may see it."""
@@ -263,11 +269,11 @@ class Room:
         pending = g.pending() if playing and settled and not self.voice.waits(self.clock()) else []
         over = g.over and settled
         phase = g.phase if len(shown) == len(g.events) or not shown else shown[-1].phase
-        knife = frozenset(d.seat for d in wolfpack.knife(self)) if playing else frozenset()
+        knife = wolfpack.sync(self) if playing else []
         result = g.result if over and len(shown) == len(g.events) else None
         f = self._frame = Frame(key, shown, settled, pending, over, phase,
                                 tuple(d.seat for d in pending if d.act == "speak"), knife,
-                                p.open_step(g.events), result)
+                                frozenset(d.seat for d in knife), p.open_step(g.events), result)
         return f
 
     def awake(self, seat: int, role: str | None, events: list[Event]) -> dict[str, Any] | None:
@@ -539,7 +545,7 @@ class Room:
         voice = self.voice.signature(self.clock()) if seat is None else (self.voice.waits(self.clock()),)
         # A voice of the knife the table sees is shown who has answered (a pick taken when its time is up
         # answers without the pack's own count moving).
-        knife = self.game.answered if seat is not None and seat in f.knife else 0
+        knife = self.game.answered if seat is not None and seat in f.voices else 0
         return (self.status, self.info_version, seen, mine, f.speaking, host, lang, f.over, awake,
                 wolfpack.signature(self, seat), voice, knife, len(self.timed_out))
 
@@ -665,7 +671,7 @@ class Room:
     def write(self, *, started: bool = False, clock: bool = False) -> Commit | None:
         """The store's write of everything changed since the last commit (None: nothing)."""
         rows = self.game.answers[self.committed:]
-        over = self.over()
+        over = self.game.over and self.settled()  # (not the frame: it is made again once the change is out)
         paced = self.pacer.released
         moved = paced != self.stored_paced
         pack = self.pack.dirty()
