@@ -641,14 +641,16 @@ class Room:
     def snapshot(self) -> tuple[Any, ...]:
         """What a change may touch, to put back if it fails (the game itself is replayed)."""
         p = self.pacer
-        return (list(self.game.answers), self.status, set(self.bots), self.talk_ends,
+        answers = self.game.answers  # (the log only grows: its first answers are the snapshot's)
+        return ((answers, len(answers)), self.status, set(self.bots), self.talk_ends,
                 (p.released, p.step, p.hold_until, p.next_at), dict(self.deadlines), self.pack.copy(),
                 self.voice.heard, list(self.timed_out))
 
     def restore(self, snap: tuple[Any, ...]) -> None:
         """The room exactly as it was at ``snap`` (nothing of the failed change was stored or shown)."""
-        answers, self.status, self.bots, self.talk_ends, paced, deadlines, self.pack, self.voice.heard, \
+        (log, n), self.status, self.bots, self.talk_ends, paced, deadlines, self.pack, self.voice.heard, \
             self.timed_out = snap
+        answers = log[:n]
         # Replayed even when no answer was added: a failure inside the engine may have left its flow dead.
         self.game = Game.replay(self.setup, answers)
         p = self.pacer
