@@ -104,3 +104,45 @@ def test_an_idle_connection_is_kept_between_two_answers(tmp_path: Path) -> None:
         conn.close()
     finally:
         server.stop()
+
+
+def test_memory_is_given_back_each_time_rooms_have_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``give_back`` trims the allocator once the hub's count of rooms that left moved, and only then."""
+    import asyncio
+
+    from werewolf.web import runtime
+
+    trims: list[int] = []
+    monkeypatch.setattr(runtime, "_malloc_trim", lambda: trims.append)
+    counts = iter([0, 0, 1, 1, 1, 3, 3])  # the hub's ``left``, as each look sees it
+    looked = []
+
+    async def main() -> None:
+        done = asyncio.Event()
+
+        def left() -> int:
+            looked.append(len(trims))  # the trims made before this look
+            n = next(counts, None)
+            if n is None:
+                done.set()
+                return 3
+            return n
+
+        task = asyncio.create_task(runtime.give_back(left, every=0))
+        await done.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+    assert trims == [0, 0]  # once after 0 → 1, once after 1 → 3
+    assert looked[:7] == [0, 0, 0, 1, 1, 1, 2]
+
+
+def test_without_glibc_nothing_is_given_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    from werewolf.web import runtime
+
+    monkeypatch.setattr(runtime, "_malloc_trim", lambda: None)
+    asyncio.run(runtime.give_back(lambda: 1 / 0, every=0))  # returns at once, never looks

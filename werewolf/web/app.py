@@ -63,6 +63,7 @@ from werewolf.web.probe import install as install_probe
 from werewolf.web.replay import install as install_replay
 from werewolf.web.requests import CreateRoom, Join, Move, PackChat, Pick, Start, error_text
 from werewolf.web.room import Room
+from werewolf.web.runtime import give_back
 from werewolf.web.state import Subscriber, token_hash
 from werewolf.web.store import Store, database_url
 from werewolf.web.voice import VoiceAck, VoiceHeard
@@ -189,9 +190,13 @@ def create_app(database: str | None = None, *, timeout: float = 600.0, sync: str
         app.state.hub = hub
         app.state.address = None if public_url else await asyncio.to_thread(address)
         await hub.start()
+        freed = asyncio.create_task(give_back(lambda: hub.left))  # finished games' memory back to the system
         try:
             yield
         finally:
+            freed.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await freed
             await hub.stop()
             await asyncio.to_thread(store.close)
 

@@ -123,8 +123,10 @@ class Hub:
         self.timers = timers  # wake each room when its pacer is due (tests on a fake clock sweep instead)
         self.rooms: dict[str, Room] = {}
         self.broken: dict[str, str] = {}
+        self.left = 0  # rooms that have left memory so far (``werewolf.web.runtime.give_back`` watches it)
         self._ticker: asyncio.Task[None] | None = None
-        # The engine and the bots run here, one change at a time, never on the event loop.
+        # The engine and the bots run here, one change at a time (a person's answer in a room without bots is
+        # applied on the event loop: ``_change``).
         self._worker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="werewolf-bots")
         self._tasks: set[asyncio.Task[None]] = set()
         self.closing = False  # stopping: no new change is begun, no timer set
@@ -549,6 +551,7 @@ class Hub:
         """The room leaves memory: its phones reconnect and the next request loads it from the database."""
         if self.rooms.get(room.id) is room:
             del self.rooms[room.id]
+            self.left += 1
         if room.wake is not None:
             room.wake.cancel()
             room.wake = None
@@ -632,6 +635,7 @@ class Hub:
                 if now - room.used > grace:
                     # Sockets still open keep their (unchanging) room; the next request replays it.
                     del self.rooms[room_id]
+                    self.left += 1
                 continue
             if room.status == "lobby":
                 if self.lobby_idle > 0 and now - room.touched > self.lobby_idle:
@@ -672,6 +676,7 @@ class Hub:
                 log.warning("room %s: not a lobby in the database any more; dropped from memory", room.id)
             if self.rooms.get(room.id) is room:
                 del self.rooms[room.id]
+                self.left += 1
             for sub in room.subs:
                 sub.closed = True
                 sub.dirty.set()
