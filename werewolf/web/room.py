@@ -86,6 +86,7 @@ def yield_to_loop() -> None:
     waits for it (a request came in), instead of making it wait for the switch interval at each wake-up."""
     time.sleep(0)
 
+
 @dataclass(eq=False)
 class Frame:
     """What every seat's view and socket signature share in one state of the room, made once for all of
