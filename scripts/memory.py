@@ -56,6 +56,19 @@ def rss_kb(pid: int) -> int:
     return total + sum(rss_kb(c) for c in children)
 
 
+def rss_kinds(pid: int) -> str:
+    """The process's resident memory by kind (``/proc``: anonymous, mapped files, shared memory), in MB."""
+    kinds = {}
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith(("RssAnon:", "RssFile:", "RssShmem:")):
+                    kinds[line.split(":")[0][3:].lower()] = int(line.split()[1]) / 1024
+    except OSError:
+        return ""
+    return ", ".join(f"{k} {v:.1f}" for k, v in kinds.items())
+
+
 class Games:
     def __init__(self, base: str, args: argparse.Namespace) -> None:
         self.base, self.args = base, args
@@ -125,9 +138,12 @@ async def run(args: argparse.Namespace, base: str, pid: int) -> None:
                 print("  objects the collector tracks, most first (and their growth since the first checkpoint): "
                       + ", ".join(f"{k} {kinds[k]:,} ({d:+,})" for d, k in grown[:12]))
                 first_kinds = first_kinds or kinds
+                for grew in rep.get("allocations") or []:  # with PYTHONTRACEMALLOC=N set: since the last checkpoint
+                    print(f"    {grew['kB']:+10.1f} kB {grew['count']:+8,} blocks  " + " < ".join(grew["where"][::-1]))
             print(f"after {games.done:>6,} games: {kb / 1024:7.1f} MB  ({100 * (kb / baseline - 1):+5.1f}% on the "
                   "first "
-                  f"checkpoint; {took:.0f} s, {cpu:.0f} s of server CPU, load average {load:.1f})", flush=True)
+                  f"checkpoint; {took:.0f} s, {cpu:.0f} s of server CPU, load average {load:.1f}; "
+                  f"the first process's MB: {rss_kinds(pid)})", flush=True)
     if games.errors:
         print(f"errors: {sum(games.errors.values())} {games.errors}")
     else:
@@ -148,7 +164,8 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--objects", action="store_true",
                     help="start the server with WEREWOLF_PROBE=1 and print, at each checkpoint, the objects the "
-                         "garbage collector tracks by type (what stays behind)")
+                         "garbage collector tracks by type (what stays behind); with PYTHONTRACEMALLOC=N set, "
+                         "also the allocations that grew most since the last checkpoint, by their last N frames")
     args = ap.parse_args()
     if max(args.games) > 20000 or args.games != sorted(args.games):
         sys.exit("bounded: increasing checkpoints, at most 20,000 games")

@@ -15,6 +15,7 @@ import gc
 import os
 import threading
 import time
+import tracemalloc
 from typing import Any
 
 LAG_EVERY = 0.01  # seconds between two looks at the event loop's lag
@@ -94,6 +95,7 @@ def install(app: Any) -> None:
         return
     p = probe
     watching: list[asyncio.Task[None]] = []
+    traced: list[Any] = []  # the last tracemalloc snapshot (with PYTHONTRACEMALLOC set)
 
     @app.get("/api/debug/probe", include_in_schema=False)
     async def report(reset: bool = False, objects: bool = False) -> dict[str, Any]:
@@ -104,4 +106,10 @@ def install(app: Any) -> None:
         if objects:  # what the garbage collector walks through at each full collection, by type
             kinds = collections.Counter(type(o).__qualname__ for o in gc.get_objects())
             out["objects"] = {"n": sum(kinds.values()), "top": kinds.most_common(25)}
+            if tracemalloc.is_tracing():  # every allocation, the untracked too: what grew since the last look
+                now = tracemalloc.take_snapshot().filter_traces([tracemalloc.Filter(False, tracemalloc.__file__)])
+                grew = now.compare_to(traced[0], "traceback") if traced else []
+                traced[:] = [now]
+                out["allocations"] = [{"kB": round(d.size_diff / 1024, 1), "count": d.count_diff,
+                                       "where": [str(f) for f in d.traceback[-6:]]} for d in grew[:12]]
         return out
