@@ -38,6 +38,7 @@ import asyncio
 import concurrent.futures
 import functools
 import json
+import logging
 import os
 import queue
 import secrets
@@ -55,7 +56,6 @@ from sqlalchemy import (
     String,
     Table,
     Text,
-    bindparam,
     create_engine,
     event,
     func,
@@ -71,6 +71,7 @@ from werewolf.printable import scrub, scrub_json
 from werewolf.web.probe import probe
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 metadata = MetaData()
 
@@ -247,6 +248,7 @@ class Store:
             metadata.create_all(self.engine)
             _add_columns(self.engine)
         self._queue: queue.Queue[Any] = queue.Queue()
+        self._conn: Connection | None = None  # the writer thread's, kept from one transaction to the next
         self._thread = threading.Thread(target=self._run, name="werewolf-store", daemon=True)
         self._thread.start()
         self.batches = 0  # number of transactions committed (for the load figures)
@@ -271,6 +273,12 @@ class Store:
         self.engine.dispose()
 
     def _run(self) -> None:
+        try:
+            self._serve()
+        finally:
+            self._forget_connection()
+
+    def _serve(self) -> None:
         while True:
             item = self._queue.get()
             if item is _STOP:
@@ -294,18 +302,46 @@ class Store:
             if stop:
                 return
 
+    def _connection(self) -> Connection:
+        """The writer's connection: one for every transaction (a checkout from the pool and its reset on
+        return cost more than a small transaction's own work)."""
+        if self._conn is None:
+            self._conn = self.engine.connect()
+        return self._conn
+
+    def _forget_connection(self) -> None:
+        """After a failed transaction the connection may be broken (a database restarted): the next
+        transaction takes a new one from the pool (which checks it first)."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            try:
+                conn.invalidate()
+                conn.close()
+            except Exception:  # noqa: BLE001 - already broken: nothing more to release
+                log.debug("the writer's connection did not close cleanly", exc_info=True)
+
+    def _transaction(self, batch: list[tuple[Callable[[Connection], Any], concurrent.futures.Future[Any]]]
+                     ) -> list[Any]:
+        conn = self._connection()
+        try:
+            with conn.begin():
+                return [fn(conn) for fn, _ in batch]
+        except StaleWrite:  # refused by the writes' own check, rolled back: the connection is sound
+            raise
+        except Exception:
+            self._forget_connection()
+            raise
+
     def _commit(self, batch: list[tuple[Callable[[Connection], Any], concurrent.futures.Future[Any]]]) -> None:
         began = time.perf_counter()
         try:
-            with self.engine.begin() as conn:
-                results = [fn(conn) for fn, _ in batch]
+            results = self._transaction(batch)
         except Exception:
             # One bad write must not sink the others: redo them one by one.
             if len(batch) == 1:
                 fn, fut = batch[0]
                 try:
-                    with self.engine.begin() as conn:
-                        result = fn(conn)
+                    result = self._transaction(batch)[0]
                 except Exception as err:  # noqa: BLE001 - handed to the caller
                     fut.set_exception(err)
                     return
@@ -434,14 +470,14 @@ class Store:
                        status: str | None = None) -> Callable[[Connection], None]:
         """Answers ``start``, ``start + 1``, ... of a room (and its new status, in the same transaction)."""
         now = time.time()
-        values = [{"room_id": room_id, "idx": start + i, "seat": seat, "act": act,
-                   "value": json.dumps(value), "at": now} for i, (seat, act, value) in enumerate(rows)]
+        values = [(room_id, start + i, seat, act, json.dumps(value), now) for i, (seat, act, value) in enumerate(rows)]
 
         def run(conn: Connection) -> None:
+            cur, pg = _cursor(conn)
             if values:
-                conn.execute(_INSERT_ANSWERS, values)
+                cur.executemany(_sql(_INSERT_ANSWERS, pg), values)
             if status is not None:
-                conn.execute(update(rooms).where(rooms.c.id == room_id).values(status=status))
+                cur.execute(_sql(_SET_STATUS, pg), (status, room_id))
         return run
 
     @staticmethod
@@ -480,11 +516,13 @@ class Store:
             # last answer stored, never over it nor after a gap. A change without answers (the pacer's
             # count, the clock) may follow answers stored meanwhile by another server of a cluster: what it
             # says holds of the longer log too (the events it counts are a prefix of that log's).
+            cur, pg = _cursor(conn)
             counted = {"answers_stored": start + len(rows)} if rows else {}
             if values or counted:  # the check and the row's update in one statement
                 new = {**values, **counted}
-                done = conn.execute(_progress_update(tuple(new), "=" if rows else ">="),
-                                    {"_room": room_id, "_start": start, **_set(new)}).rowcount == 1
+                cur.execute(_progress_update(tuple(new), "=" if rows else ">=", pg),
+                            (*new.values(), room_id, start))
+                done = cur.rowcount == 1
             else:
                 done = False
             if not done:  # refused, or a row that does not hold the count yet: the answers are counted
@@ -492,9 +530,10 @@ class Store:
                 if have != start and not (not rows and have > start):
                     raise StaleWrite(f"room {room_id}: {have} answer(s) stored, the change was made after {start}")
                 new = {**values, "answers_stored": have + len(rows)}
-                conn.execute(_progress_update(tuple(new), None), {"_room": room_id, **_set(new)})
+                cur.execute(_progress_update(tuple(new), None, pg), (*new.values(), room_id))
             answers_of(conn)
-            announce(conn, room_id, start + len(rows))
+            if pg:
+                cur.execute(_NOTIFY_RAW, (CHANNEL, f"{room_id} {start + len(rows)} {writer()}"))
         return run
 
     # -- the reads ------------------------------------------------------------------------------
@@ -539,25 +578,33 @@ class Store:
         return run
 
 
-# The hot writes (every change of a live room: ``Store.progress``) as statements made once and bound at each
-# execution: building an UPDATE and its cache key cost the writer thread more CPU than SQLite's own work.
-_INSERT_ANSWERS = insert(answers)
+# The hot writes (every change of a live room: ``Store.progress``) go to the database's own driver as
+# plain SQL, in the writer's transaction: SQLAlchemy's statement and parameter handling cost the writer
+# thread four times SQLite's own work (110 µs a change against 25, scripts/load.py's play). The names in
+# them are the tables' own (above), never input; every value is a bound parameter.
+_INSERT_ANSWERS = "INSERT INTO answers (room_id, idx, seat, act, value, at) VALUES (?, ?, ?, ?, ?, ?)"
+_SET_STATUS = "UPDATE rooms SET status = ? WHERE id = ?"
+_NOTIFY_RAW = "SELECT pg_notify(%s, %s)"
 
 
-@functools.lru_cache(maxsize=256)  # one per set of columns written and check: a few dozen at most
-def _progress_update(columns: tuple[str, ...], check: str | None) -> Any:
-    """``UPDATE rooms SET <columns> WHERE id = :_room`` (and, with ``check``, ``answers_stored`` ``=`` or
-    ``>=`` ``:_start``), its values bound as ``:_set_<column>``."""
-    where = [rooms.c.id == bindparam("_room")]
-    if check == "=":
-        where.append(rooms.c.answers_stored == bindparam("_start"))
-    elif check == ">=":
-        where.append(rooms.c.answers_stored >= bindparam("_start"))
-    return update(rooms).where(*where).values({c: bindparam("_set_" + c) for c in columns})
+def _cursor(conn: Connection) -> tuple[Any, bool]:
+    """A cursor of the driver's own connection under ``conn`` (in its transaction), and whether the driver
+    is PostgreSQL's (psycopg's ``%s`` parameters; else sqlite3's ``?``)."""
+    return conn.connection.driver_connection.cursor(), conn.dialect.name == "postgresql"  # type: ignore[union-attr]
 
 
-def _set(values: dict[str, Any]) -> dict[str, Any]:
-    return {"_set_" + c: v for c, v in values.items()}
+@functools.lru_cache(maxsize=64)
+def _sql(statement: str, pg: bool) -> str:
+    return statement.replace("?", "%s") if pg else statement
+
+
+@functools.lru_cache(maxsize=256)  # one per set of columns written, check and driver: a few dozen at most
+def _progress_update(columns: tuple[str, ...], check: str | None, pg: bool) -> str:
+    """``UPDATE rooms SET <columns> WHERE id = ?`` (and, with ``check``, ``answers_stored`` ``=`` or ``>=``
+    the change's first index): its parameters are the columns' values, the room's id, then that index."""
+    assert all(c in rooms.c for c in columns), columns  # names from this module's code, never from input
+    where = "id = ?" + {"=": " AND answers_stored = ?", ">=": " AND answers_stored >= ?", None: ""}[check]
+    return _sql(f"UPDATE rooms SET {', '.join(c + ' = ?' for c in columns)} WHERE {where}", pg)
 
 
 def timed_out_of(stored: str | None) -> list[int]:
