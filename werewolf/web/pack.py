@@ -69,6 +69,8 @@ class Shared(Protocol):
 
     @property
     def knife(self) -> list[Decision]: ...
+    @property
+    def memo(self) -> dict[str, Any]: ...
 
 
 class Room(Protocol):
@@ -466,7 +468,15 @@ def say(room: Room, seat: int, text: str) -> None:
 
 # -- what a seat sees -----------------------------------------------------------------------------
 def dead(room: Room) -> set[int]:
-    """The seats the table knows are dead (public deaths and dawn announcements released so far)."""
+    """The seats the table knows are dead (public deaths and dawn announcements released so far), found
+    once a state of the room."""
+    memo = room.frame().memo
+    if "dead" not in memo:
+        memo["dead"] = _dead(room)
+    return memo["dead"]  # type: ignore[no-any-return]
+
+
+def _dead(room: Room) -> set[int]:
     out: set[int] = set()
     for e in room.sight(None).events:
         if e.type == "death" and isinstance(e.data.get("seat"), int):

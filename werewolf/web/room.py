@@ -53,7 +53,7 @@ from werewolf.web.pacing import Pace, Pacer
 from werewolf.web.seats import BOTS, LEGACY_BOT, seat_agents
 from werewolf.web.state import Sight, Subscriber, seat_count, series_info, setup_from_json, token_hash
 from werewolf.web.store import RoomRecord, Store
-from werewolf.web.text import render
+from werewolf.web.text import Worded, render
 from werewolf.web.voice import Voice
 
 log = logging.getLogger("werewolf.web")
@@ -105,6 +105,7 @@ class Frame:
     step: Event | None  # the pacer's open night step
     result: tuple[Any, Any] | None  # the end, once every event is out
     moves: dict[int, tuple[list[dict[str, Any]], dict[str, Any]]] = field(default_factory=dict)
+    memo: dict[str, Any] = field(default_factory=dict)  # what else is derived from this state, made on first use
 
     def options(self, d: Decision) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """The decision's moves and description (made once: every push of its seat shows them)."""
@@ -159,6 +160,7 @@ class Room:
         # Each event narrated once per language, by its place in the log, for every seat it does not
         # name (key: (spectator?, lang)); ``werewolf.web.text.narrations``.
         self.told: dict[tuple[bool, str], dict[int, str | None]] = {}
+        self.worded: dict[tuple[int, str], Worded] = {}  # each seat's open decisions in words (text.render)
         self._sights: dict[int | None, Sight] = {}
         self._encoded: dict[int, str] = {}  # id(event) -> its JSON (events live as long as the game)
         self.info_version = 0
@@ -330,14 +332,24 @@ class Room:
             deadline = min(times) if times else None
         out["deadline"] = deadline
         out["host"] = host
+        speaking, discussion, speech = self.common()
         out["room"] = self.shared_info()
-        out["speaking"] = sorted(set(self.frame().speaking))
-        out["discussion"] = self.discussion()
+        out["speaking"] = speaking
+        out["discussion"] = discussion
         out.update(wolfpack.view(self, seat))
         out["voice"] = self.voice.view(self.clock()) if seat is None else None
-        out.update(self.speech.view())
+        out.update(speech)
         out["timeouts"] = self.timeouts(sight)
         return out, sight
+
+    def common(self) -> tuple[list[int], dict[str, Any] | None, dict[str, Any]]:
+        """The parts of a view that are the same for every seat (who speaks, the one-night discussion, the
+        speech timer), made once a state of the room: every view holds the same objects, never changed."""
+        f = self.frame()
+        got = f.memo.get("common")
+        if got is None:
+            got = f.memo["common"] = (sorted(set(f.speaking)), self.discussion(), self.speech.view())
+        return got  # type: ignore[no-any-return]
 
     def timeouts(self, sight: Sight | None) -> list[int]:
         """The places in the seat's own events of the speeches the speech timer ended (those it has seen)."""
@@ -519,8 +531,17 @@ class Room:
         self._generation = 0
 
     def signature(self, seat: int | None, host: bool, lang: str | None) -> tuple[Any, ...]:
-        """Changes whenever the view of ``seat`` may have changed (events it sees, its decisions, the room)."""
+        """Changes whenever the view of ``seat`` may have changed (events it sees, its decisions, the room);
+        made once a state of the room (its frame; face to face, where the voice moves with the clock, a
+        frame lasts one call)."""
         f = self.frame()
+        signed = f.memo.setdefault("signed", {})
+        got = signed.get((seat, host, lang))
+        if got is None:
+            got = signed[(seat, host, lang)] = self._signature(f, seat, host, lang)
+        return got  # type: ignore[no-any-return]
+
+    def _signature(self, f: Frame, seat: int | None, host: bool, lang: str | None) -> tuple[Any, ...]:
         events = f.shown
         if self._scanned > len(events):
             self._reset_counts()
@@ -665,6 +686,7 @@ class Room:
         self.committed = len(answers)
         self._agents = None
         self.narrations.clear()
+        self.worded.clear()
         self._encoded = {}
         self._views.clear()
         self._reset_counts()

@@ -41,8 +41,15 @@ class Room(Protocol):
     def narrations(self) -> dict[tuple[int | None, str], list[str | None]]: ...
     @property
     def told(self) -> dict[tuple[bool, str], dict[int, str | None]]: ...
+    @property
+    def worded(self) -> dict[tuple[int, str], Worded]: ...
     def shown(self) -> Sequence[Event]: ...
     def pending(self, seat: int | None = None) -> list[Decision]: ...
+
+
+# A seat's open decisions as last worded (``Room.worded``, by seat and language): the decisions themselves
+# (the engine's objects, compared by identity), the role they were worded for, and their words.
+Worded = tuple[tuple[Decision, ...], str | None, list[dict[str, Any]]]
 
 
 def _t(key: str, lang: str, fallback: str | None = None, **fields: Any) -> str:
@@ -129,7 +136,7 @@ def render(room: Room, v: Mapping[str, Any], seat: int | None, lang: str, events
     out: dict[str, Any] = {
         "lang": lang,
         "ruleset": _t(f"ruleset.{ruleset}", lang, ruleset),
-        "phase": phase_name(v["phase"], lang) if v["phase"] != "lobby" else "",
+        "phase": _phase(v["phase"], lang) if v["phase"] != "lobby" else "",
         "events": narrations(room, seat, lang, events, index),
         "seat": _t("fmt.seat", lang, str(seat), n=seat) if seat is not None else None,
         "role": None,
@@ -137,15 +144,9 @@ def render(room: Room, v: Mapping[str, Any], seat: int | None, lang: str, events
         "result": None,
     }
     if role:
-        faction = ROLES[role].faction if role in ROLES else None
-        out["role"] = {
-            "name": _safe(role_name, role, lang, default=role),
-            "description": _safe(role_description, role, lang, ruleset, default=""),
-            "side": _t("ui.side", lang, "", faction=faction_name(faction, lang)) if faction else "",
-        }
+        out["role"] = dict(_role_card(role, lang, ruleset))
     if seat is not None and room.status == "playing":
-        for d in room.pending(seat):
-            out["decisions"].append(decision_text(room, d, seat, lang, role, events))
+        out["decisions"] = list(_decisions_text(room, seat, lang, role, events))
     # Whose speaking turn it is (public: the moderator announces it); in the one-night discussion
     # everyone may talk at once, and the phones show who is ready instead.
     talk = v.get("discussion")
@@ -174,6 +175,37 @@ def render(room: Room, v: Mapping[str, Any], seat: int | None, lang: str, events
             **final_table(room, lang),
         }
     return out
+
+
+@functools.lru_cache(maxsize=1024)  # bounded: (phase, language) pairs, a few hundred in a long game
+def _phase(phase: str, lang: str) -> str:
+    return phase_name(phase, lang)
+
+
+@functools.lru_cache(maxsize=1024)  # (role, language, ruleset): a few hundred at most
+def _role_card(role: str, lang: str, ruleset: str) -> dict[str, str]:
+    faction = ROLES[role].faction if role in ROLES else None
+    return {
+        "name": _safe(role_name, role, lang, default=role),
+        "description": _safe(role_description, role, lang, ruleset, default=""),
+        "side": _t("ui.side", lang, "", faction=faction_name(faction, lang)) if faction else "",
+    }
+
+
+def _decisions_text(room: Room, seat: int, lang: str, role: str | None, events: Sequence[Event]
+                    ) -> list[dict[str, Any]]:
+    """The words of the seat's open decisions, worded once per decision: a decision is asked once every
+    event before it is out, and its words read only those (tonight's victim for the witch, the centre
+    cards for the thief), so the events that come out while it waits (the others' speeches and votes)
+    change none of them."""
+    pending = tuple(room.pending(seat))
+    last = room.worded.get((seat, lang))
+    if last is not None and last[1] == role and len(last[0]) == len(pending) \
+            and all(a is b for a, b in zip(last[0], pending)):
+        return last[2]
+    words = [decision_text(room, d, seat, lang, role, events) for d in pending]
+    room.worded[(seat, lang)] = (pending, role, words)
+    return words
 
 
 def _safe(fn: Any, *args: Any, default: str) -> str:
@@ -263,8 +295,13 @@ def _options_in_force(ruleset: str, options: str) -> Mapping[str, Any] | None:
 def turn_text(d: Decision, lang: str, viewer: int | None) -> str:
     """A speaking turn announced: "Seat 3 speaks." / "Your turn to speak."."""
     part = getattr(d, "part", "discussion")
-    event = ({"type": "last_words", "phase": "", "seat": d.seat} if part == "last_words"
-             else {"type": "speech", "phase": "", "seat": d.seat, "part": part})
+    return _turn_words(d.seat, part if isinstance(part, str) else "discussion", lang, viewer)
+
+
+@functools.lru_cache(maxsize=4096)  # (seat, part, language, viewer): bounded
+def _turn_words(seat: int, part: str, lang: str, viewer: int | None) -> str:
+    event = ({"type": "last_words", "phase": "", "seat": seat} if part == "last_words"
+             else {"type": "speech", "phase": "", "seat": seat, "part": part})
     try:
         return narrate(event, lang, viewer) or ""
     except Exception:  # noqa: BLE001
