@@ -7,8 +7,9 @@ games through its HTTP and WebSocket API, ``--concurrency`` at a time: each game
 watched by a spectator's socket asking for deltas, as a phone does, started, watched to its end, the socket
 closed). At each checkpoint (by default after 1,000 and after 10,000 games) it lets the server idle until
 the finished games have left its memory (``werewolf.web.hub.UNWATCHED`` seconds after their last socket, and
-a tick), then reads the server's resident memory from ``/proc`` (its workers' too) and prints it with the
-games a second and the ratio to the first checkpoint. The target (issue 29): no more than 10% above.
+a tick) and it has given the allocator's free pages back (``werewolf.web.runtime.give_back``), then reads
+the server's resident memory from ``/proc`` (its workers' too) and prints it with the games a second and
+the ratio to the first checkpoint. The target (issue 29): no more than 10% above.
 
     python scripts/memory.py                          # 1,000 and 10,000 games (about 10-20 minutes)
     python scripts/memory.py --games 200 1000         # a shorter look
@@ -39,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 from load import free_port, server_cpu, start_server  # noqa: E402 - scripts/load.py, beside this one
 
 from werewolf.web.hub import UNWATCHED  # noqa: E402 - the server's own grace for an unwatched finished game
+from werewolf.web.runtime import GIVE_BACK_LOOK  # noqa: E402 - how soon it gives memory back
 
 
 def rss_kb(pid: int) -> int:
@@ -116,7 +118,9 @@ class Games:
 
 async def run(args: argparse.Namespace, base: str, pid: int) -> None:
     games = Games(base, args)
-    idle = UNWATCHED + 3.0  # every finished game has left memory: its grace, and the tick that drops it
+    # Every finished game has left memory (its grace, and the tick that drops it), and the server has given
+    # the allocator's free pages back (werewolf.web.runtime.give_back: a look or two after the last left).
+    idle = UNWATCHED + 3.0 + 3 * GIVE_BACK_LOOK
     baseline = 0
     first_kinds: dict[str, int] = {}
     async with httpx.AsyncClient(base_url=base, timeout=120) as http:

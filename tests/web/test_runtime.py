@@ -106,37 +106,51 @@ def test_an_idle_connection_is_kept_between_two_answers(tmp_path: Path) -> None:
         server.stop()
 
 
-def test_memory_is_given_back_each_time_rooms_have_left(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``give_back`` trims the allocator once the hub's count of rooms that left moved, and only then."""
+def _trims(monkeypatch: pytest.MonkeyPatch, counts: list[int], every: float) -> tuple[list[int], list[int]]:
+    """The trims ``give_back`` makes as the hub's ``left`` takes ``counts`` (one per look, looks 0 s apart),
+    and the number of trims made before each look."""
     import asyncio
 
     from werewolf.web import runtime
 
     trims: list[int] = []
     monkeypatch.setattr(runtime, "_malloc_trim", lambda: trims.append)
-    counts = iter([0, 0, 1, 1, 1, 3, 3])  # the hub's ``left``, as each look sees it
-    looked = []
+    looks = iter(counts)
+    looked: list[int] = []
 
     async def main() -> None:
         done = asyncio.Event()
 
         def left() -> int:
-            looked.append(len(trims))  # the trims made before this look
-            n = next(counts, None)
+            looked.append(len(trims))
+            n = next(looks, None)
             if n is None:
                 done.set()
-                return 3
+                return counts[-1]
             return n
 
-        task = asyncio.create_task(runtime.give_back(left, every=0))
+        task = asyncio.create_task(runtime.give_back(left, every=every, look=0))
         await done.wait()
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
 
     asyncio.run(main())
-    assert trims == [0, 0]  # once after 0 → 1, once after 1 → 3
-    assert looked[:7] == [0, 0, 0, 1, 1, 1, 2]
+    return trims, looked
+
+
+def test_memory_is_given_back_once_rooms_have_stopped_leaving(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A burst of rooms leaving is trimmed once, at the first look that sees the count stand still; a count
+    that does not move is never trimmed again."""
+    trims, looked = _trims(monkeypatch, [0, 0, 1, 2, 2, 2, 5, 5, 5], every=1e9)
+    assert trims == [0, 0]  # once after 0 → 1 → 2, once after 2 → 5
+    assert looked[:9] == [0, 0, 0, 0, 0, 1, 1, 1, 2]
+
+
+def test_memory_is_given_back_while_rooms_keep_leaving(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rooms that never stop leaving still get their memory back, ``every`` seconds after the first."""
+    trims, _ = _trims(monkeypatch, [0, 1, 2, 3, 4], every=0)
+    assert trims == [0, 0, 0, 0]
 
 
 def test_without_glibc_nothing_is_given_back(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -145,4 +159,4 @@ def test_without_glibc_nothing_is_given_back(monkeypatch: pytest.MonkeyPatch) ->
     from werewolf.web import runtime
 
     monkeypatch.setattr(runtime, "_malloc_trim", lambda: None)
-    asyncio.run(runtime.give_back(lambda: 1 / 0, every=0))  # returns at once, never looks
+    asyncio.run(runtime.give_back(lambda: 1 / 0, every=0, look=0))  # returns at once, never looks

@@ -24,7 +24,7 @@ server raises its own soft limit to the hard one the system allows.
 
 And **memory given back**. A finished game leaves memory (``werewolf.web.hub``), but glibc's allocator keeps
 what it freed for the next allocations. ``give_back`` asks it to return its free pages (``malloc_trim``) a
-few seconds after rooms have left, in a thread of its own (the call lets the interpreter go). Measured with
+second or two after rooms have stopped leaving, in a thread of its own (the call lets the interpreter go). Measured with
 ``scripts/memory.py`` (issue 29, SQLite): 202.7 → 168.0 MB after 1,000 finished games and 237.8 → 220.1 MB
 after 10,000. The growth from the one to the other (35 MB without, 52 MB with) is not the allocator's
 keeping alone, and not the objects the collector tracks (flat): see docs/performance.md.
@@ -43,7 +43,8 @@ from collections.abc import Callable
 
 FULL_EVERY = 1000  # collections of the middle generation between two full ones (CPython's default: 10)
 SWITCH = 0.001  # seconds a thread holds the interpreter while another waits for it (CPython's default: 0.005)
-GIVE_BACK_EVERY = 10.0  # seconds between two ``malloc_trim`` at most (each takes a few milliseconds)
+GIVE_BACK_EVERY = 10.0  # seconds between two ``malloc_trim`` at most while rooms keep leaving (each takes ms)
+GIVE_BACK_LOOK = 1.0  # seconds between two looks at the count of rooms that left
 
 
 def serving() -> int:
@@ -90,16 +91,25 @@ def _malloc_trim() -> Callable[[int], int] | None:
     return trim  # type: ignore[no-any-return]
 
 
-async def give_back(left: Callable[[], int], every: float = GIVE_BACK_EVERY) -> None:
+async def give_back(left: Callable[[], int], every: float = GIVE_BACK_EVERY, look: float = GIVE_BACK_LOOK) -> None:
     """Until cancelled: once rooms have left memory (``left()``, the hub's count, moved), the allocator's free
-    pages go back to the system, at most once every ``every`` seconds."""
+    pages go back to the system: as soon as they have stopped leaving (the count stood still for one look,
+    every ``look`` seconds), or, while rooms keep leaving, ``every`` seconds after the first of them. So a
+    server that has gone quiet holds no more than its live rooms need a few seconds later."""
     trim = _malloc_trim()
     if trim is None:
         return
-    seen = left()
+    clock = asyncio.get_running_loop().time
+    seen = trimmed = left()
+    since: float | None = None  # when the count first moved past the last trim
     while True:
-        await asyncio.sleep(every)
+        await asyncio.sleep(look)
         now = left()
-        if now != seen:
-            seen = now
+        if now == trimmed:
+            continue
+        if since is None:
+            since = clock()
+        if now == seen or clock() - since >= every:
             await asyncio.to_thread(trim, 0)
+            trimmed, since = now, None
+        seen = now
