@@ -157,8 +157,12 @@ def announce(conn: Connection, room_id: str, answers: int | None = None) -> None
     """Tell every server listening on the database, once this transaction commits, that the room changed
     (``answers``: how many it has stored then, if known). PostgreSQL only: SQLite serves one process."""
     if conn.dialect.name == "postgresql":
-        payload = f"{room_id} {-1 if answers is None else answers} {writer()}"
-        conn.execute(_NOTIFY, {"channel": CHANNEL, "payload": payload})
+        conn.execute(_NOTIFY, {"channel": CHANNEL, "payload": announcement(room_id, answers)})
+
+
+def announcement(room_id: str, answers: int | None = None) -> str:
+    """The NOTIFY's payload: the room, how many answers it has stored (-1: not known), and who wrote."""
+    return f"{room_id} {-1 if answers is None else answers} {writer()}"
 
 
 _NOTIFY = text("SELECT pg_notify(:channel, :payload)")
@@ -531,7 +535,7 @@ class Store:
                 cur.execute(_progress_update(tuple(new), None, pg), (*new.values(), room_id))
             answers_of(conn)
             if pg:
-                cur.execute(_NOTIFY_RAW, (CHANNEL, f"{room_id} {start + len(rows)} {writer()}"))
+                cur.execute(_NOTIFY_RAW, (CHANNEL, announcement(room_id, start + len(rows))))
         return run
 
     # -- the reads ------------------------------------------------------------------------------
@@ -631,10 +635,8 @@ def _settle(batch: list[tuple[Callable[[Connection], Any], Any]],
     for (_, fut), (result, err) in zip(batch, outcomes):
         if isinstance(fut, asyncio.Future):
             loops.setdefault(fut.get_loop(), []).append((fut, result, err))
-        elif err is not None:
-            fut.set_exception(err)
         else:
-            fut.set_result(result)
+            _resolve(fut, result, err)
     for loop, told in loops.items():
         try:
             loop.call_soon_threadsafe(_tell, told)
@@ -644,12 +646,16 @@ def _settle(batch: list[tuple[Callable[[Connection], Any], Any]],
 
 def _tell(told: list[tuple[asyncio.Future[Any], Any, BaseException | None]]) -> None:
     for fut, result, err in told:
-        if fut.done():  # its caller went away meanwhile
-            continue
-        if err is not None:
-            fut.set_exception(err)
-        else:
-            fut.set_result(result)
+        if not fut.done():  # (else its caller went away meanwhile)
+            _resolve(fut, result, err)
+
+
+def _resolve(fut: Any, result: Any, err: BaseException | None) -> None:
+    """A write's outcome to its caller's future (a thread's or a loop's: the same two calls)."""
+    if err is not None:
+        fut.set_exception(err)
+    else:
+        fut.set_result(result)
 
 
 def _add_columns(engine: Engine) -> None:

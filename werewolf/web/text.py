@@ -294,8 +294,7 @@ def _options_in_force(ruleset: str, options: str) -> Mapping[str, Any] | None:
 
 def turn_text(d: Decision, lang: str, viewer: int | None) -> str:
     """A speaking turn announced: "Seat 3 speaks." / "Your turn to speak."."""
-    part = getattr(d, "part", "discussion")
-    return _turn_words(d.seat, part if isinstance(part, str) else "discussion", lang, viewer)
+    return _turn_words(d.seat, getattr(d, "part", "discussion"), lang, viewer)
 
 
 @functools.lru_cache(maxsize=4096)  # (seat, part, language, viewer): bounded
