@@ -135,18 +135,23 @@ async def run(args: argparse.Namespace, base: str, pid: int) -> None:
             kb = rss_kb(pid)
             baseline = baseline or kb
             load = os.getloadavg()[0]
-            if args.objects:
-                rep = (await http.get("/api/debug/probe", params={"objects": "true"})).json()
+            if args.objects:  # what is in that memory (the objects, the arenas), then what a full collection frees
+                rep = (await http.get("/api/debug/probe", params={"objects": "true", "collect": "true"})).json()
                 kinds = dict(rep["objects"]["top"])
                 grown = sorted(((n - first_kinds.get(k, 0), k) for k, n in kinds.items()), reverse=True)
                 print("  objects the collector tracks, most first (and their growth since the first checkpoint): "
                       + ", ".join(f"{k} {kinds[k]:,} ({d:+,})" for d, k in grown[:12]))
                 first_kinds = first_kinds or kinds
+                pm = rep.get("pymalloc") or {}
+                if pm.get("arenas"):  # Python's small-object allocator (its counts are hidden under tracemalloc)
+                    print(f"  pymalloc: {pm['arenas']} arenas of 1 MB, {pm['used'] / 2**20:.1f} MB in used blocks, "
+                          f"{pm['free'] / 2**20:.1f} MB in free ones; {pm['blocks']:,} blocks")
                 for grew in rep.get("allocations") or []:  # with PYTHONTRACEMALLOC=N set: since the last checkpoint
                     print(f"    {grew['kB']:+10.1f} kB {grew['count']:+8,} blocks  " + " < ".join(grew["where"][::-1]))
+                print(f"  then a full collection found {rep['collected']:,} unreachable objects (cycles left for "
+                      f"it) and left {rss_kb(pid) / 1024:.1f} MB")
             print(f"after {games.done:>6,} games: {kb / 1024:7.1f} MB  ({100 * (kb / baseline - 1):+5.1f}% on the "
-                  "first "
-                  f"checkpoint; {took:.0f} s, {cpu:.0f} s of server CPU, load average {load:.1f}; "
+                  f"first checkpoint; {took:.0f} s, {cpu:.0f} s of server CPU, load average {load:.1f}; "
                   f"the first process's MB: {rss_kinds(pid)})", flush=True)
     if games.errors:
         print(f"errors: {sum(games.errors.values())} {games.errors}")
@@ -168,7 +173,9 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--objects", action="store_true",
                     help="start the server with WEREWOLF_PROBE=1 and print, at each checkpoint, the objects the "
-                         "garbage collector tracks by type (what stays behind); with PYTHONTRACEMALLOC=N set, "
+                         "garbage collector tracks by type (what stays behind), Python's small-object arenas "
+                         "and their live bytes (many arenas, few live bytes: the high-water mark of a busy "
+                         "moment, kept), then what a full collection finds; with PYTHONTRACEMALLOC=N set, "
                          "also the allocations that grew most since the last checkpoint, by their last N frames")
     args = ap.parse_args()
     if max(args.games) > 20000 or args.games != sorted(args.games):

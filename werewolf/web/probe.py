@@ -13,6 +13,8 @@ import asyncio
 import collections
 import gc
 import os
+import sys
+import tempfile
 import threading
 import time
 import tracemalloc
@@ -98,7 +100,10 @@ def install(app: Any) -> None:
     traced: list[Any] = []  # the last tracemalloc snapshot (with PYTHONTRACEMALLOC set)
 
     @app.get("/api/debug/probe", include_in_schema=False)
-    async def report(reset: bool = False, objects: bool = False) -> dict[str, Any]:
+    async def report(reset: bool = False, objects: bool = False, collect: bool = False) -> dict[str, Any]:
+        """``objects``: what the collector tracks, by type, and the small-object allocator's arenas;
+        ``collect``: then a full collection, and how many unreachable objects it found (cycles that wait
+        for one)."""
         if not watching:
             p.watch_gc()
             watching.append(asyncio.ensure_future(p.watch_loop()))
@@ -106,6 +111,9 @@ def install(app: Any) -> None:
         if objects:  # what the garbage collector walks through at each full collection, by type
             kinds = collections.Counter(type(o).__qualname__ for o in gc.get_objects())
             out["objects"] = {"n": sum(kinds.values()), "top": kinds.most_common(25)}
+            out["pymalloc"] = pymalloc_stats()
+        if collect:  # garbage apart from what is live: how many objects a full collection finds unreachable
+            out["collected"] = gc.collect()
             if tracemalloc.is_tracing():  # every allocation, the untracked too: what grew since the last look
                 now = tracemalloc.take_snapshot().filter_traces([tracemalloc.Filter(False, tracemalloc.__file__)])
                 grew = now.compare_to(traced[0], "traceback") if traced else []
@@ -113,3 +121,29 @@ def install(app: Any) -> None:
                 out["allocations"] = [{"kB": round(d.size_diff / 1024, 1), "count": d.count_diff,
                                        "where": [str(f) for f in d.traceback[-6:]]} for d in grew[:12]]
         return out
+
+
+def pymalloc_stats() -> dict[str, int]:
+    """Python's small-object allocator by its own count (``sys._debugmallocstats``, which writes to the C
+    stderr): its arenas (each an mmap of its own, outside malloc) and the bytes in their used and free
+    blocks. A grown RSS with few used bytes in many arenas is fragmentation, not a leak."""
+    wanted = {"# arenas allocated current": "arenas", "# bytes in allocated blocks": "used",
+              "# bytes in available blocks": "free", "# bytes lost to pool headers": "headers",
+              "# bytes lost to quantization": "quantization", "# bytes lost to arena alignment": "alignment"}
+    with tempfile.TemporaryFile("w+") as out:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        try:
+            os.dup2(out.fileno(), 2)
+            sys._debugmallocstats()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        out.seek(0)
+        stats = {}
+        for line in out:
+            name, _, value = line.partition("=")
+            if name.strip() in wanted:
+                stats[wanted[name.strip()]] = int(value.strip().replace(",", ""))
+    stats["blocks"] = sys.getallocatedblocks()
+    return stats
