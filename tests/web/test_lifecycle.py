@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 from starlette.websockets import WebSocketDisconnect
 
+from werewolf.web.hub import UNWATCHED
+
 from .conftest import auth
 
 HOUR = 3600.0
@@ -110,11 +112,13 @@ def test_a_finished_game_leaves_memory_after_its_grace_and_comes_back_identical(
         assert rid in hub(c).rooms
         with c.websocket_connect(f"/api/rooms/{rid}/ws?token={token}") as ws:
             assert ws.receive_text() == before["view"]
-        # Unwatched, it leaves within a minute of its last request or its last socket's close.
-        clock.advance(20)
+        # Unwatched, it leaves UNWATCHED seconds after its last request or its last socket's close; until
+        # then it keeps only its game (not its bots or views) and answers exactly as before.
+        clock.advance(UNWATCHED - 1)
         sweep(c)
-        assert rid in hub(c).rooms
-        clock.advance(11)
+        assert rid in hub(c).rooms and hub(c).rooms[rid]._agents is None and not hub(c).rooms[rid]._views
+        assert answers_of(c, rid, token) == before
+        clock.advance(UNWATCHED + 1)
         sweep(c)
         assert rid not in hub(c).rooms
 

@@ -70,10 +70,10 @@ def uvicorn_settings(log_level: str, header_timeout: float | None = None) -> dic
     """uvicorn's settings for the app, one process or a worker of several (``header_timeout``: seconds a
     request's head may take, ``werewolf.web.protocols``; None: its default)."""
     from werewolf.web.logs import log_config
-    from werewolf.web.protocols import HEADER_TIMEOUT, protocol
+    from werewolf.web.protocols import HEADER_TIMEOUT, protocol, ws_protocol
 
     http = protocol(HEADER_TIMEOUT if header_timeout is None else header_timeout)
-    return {"log_level": log_level, "log_config": log_config(log_level), "http": http,
+    return {"log_level": log_level, "log_config": log_config(log_level), "http": http, "ws": ws_protocol(),
             "ws_ping_interval": 20, "ws_ping_timeout": 20, "ws_per_message_deflate": False,
             "ws_max_size": 64 * 1024,  # pings, asks for a full view, moves: small
             # A phone's requests come a decision apart, often more than uvicorn's 5 s: a new connection (and

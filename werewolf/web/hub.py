@@ -79,7 +79,10 @@ log = logging.getLogger("werewolf.web")
 
 MODES = ("online", "face_to_face")
 KEEP_FINISHED = 1800.0  # seconds a finished game a phone watches stays in memory after its end or last request
-UNWATCHED = 30.0  # seconds a finished game no phone watches stays (a phone that reconnects finds it in memory)
+# Seconds a finished game no phone watches stays (a phone that reconnects, every 0.5-2.5 s, finds it in memory).
+# Later, bringing it back costs a load and a replay (2.6 ms for a classic9 game on the development VM); longer,
+# a server whose games end fast held them all whole (30 s at 60 games a second: 1,800 rooms, issue 29).
+UNWATCHED = 10.0
 STRAY = 10.0  # seconds a worker keeps, unwatched and unasked, a room whose home is another (werewolf.web.routing)
 LOBBY_IDLE = 86400.0  # seconds a lobby lives after its creation or its last join (0: for ever)
 CLOSED = "closed"  # the status of an expired lobby
@@ -636,6 +639,8 @@ class Hub:
                     # Sockets still open keep their (unchanging) room; the next request replays it.
                     del self.rooms[room_id]
                     self.left += 1
+                elif not room.subs and not room.lock.locked():
+                    room.shed()
                 continue
             if room.status == "lobby":
                 if self.lobby_idle > 0 and now - room.touched > self.lobby_idle:

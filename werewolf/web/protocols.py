@@ -124,3 +124,26 @@ def protocol(header_timeout: float = HEADER_TIMEOUT, *, h11_only: bool = False) 
             self.transport.close()
 
     return JsonErrorsHttpTools
+
+
+def ws_protocol() -> type | str:
+    """The WebSocket protocol class for uvicorn: its own choice (the ``websockets`` library's sans-I/O
+    protocol), one whose connection, once lost, leaves no cycle behind. That protocol parses frames with a
+    generator whose frame holds the protocol itself, and uvicorn never ends it: every socket that ever
+    closed stayed as a cycle (the protocol, its reader, buffers and parser) until a full collection, which
+    ``werewolf.web.runtime`` makes rare (a full collection of a busy server takes a large fraction of a
+    second), and finished games' sockets piled up between two, spreading Python's arenas (issue 29's memory).
+    Closing the generator when the connection is lost breaks the cycle: reference counts free it at once."""
+    try:
+        from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+    except ImportError:  # an older uvicorn, or no websockets library: uvicorn's own choice
+        return "auto"
+
+    class FreedOnClose(WebSocketsSansIOProtocol):
+        def connection_lost(self, exc: Exception | None) -> None:
+            super().connection_lost(exc)
+            parser = getattr(getattr(self, "conn", None), "parser", None)
+            if parser is not None and hasattr(parser, "close"):
+                parser.close()
+
+    return FreedOnClose

@@ -520,6 +520,21 @@ class Room:
         sub.head, sub.text_head, sub.sent = v, words, count
         return text
 
+    def shed(self) -> None:
+        """A finished game no socket watches, kept a little while for a phone that comes back: let go of
+        what only play and the sockets needed (the bots and their host, each event's JSON, the views, their
+        words and the frame), so that the room holds little more than its game; a request meanwhile makes
+        again what it asks. (Rooms that end fast were held whole for their grace: issue 29's memory.)"""
+        if self._agents is None and self._frame is None and not self._views and not self._encoded:
+            return
+        self._agents, self._host = None, None
+        self._encoded = {}
+        self._views.clear()
+        self.narrations.clear()
+        self.worded.clear()
+        self._frame = None
+        self._reset_counts()
+
     # -- cheap change detection: a socket rebuilds its view only when its signature moved -------
     def _reset_counts(self) -> None:
         self._sights = {}

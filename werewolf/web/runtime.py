@@ -26,8 +26,10 @@ And **memory given back**. A finished game leaves memory (``werewolf.web.hub``),
 what it freed for the next allocations. ``give_back`` asks it to return its free pages (``malloc_trim``) a
 second or two after rooms have stopped leaving, in a thread of its own (the call lets the interpreter go). Measured with
 ``scripts/memory.py`` (issue 29, SQLite): 202.7 → 168.0 MB after 1,000 finished games and 237.8 → 220.1 MB
-after 10,000. The growth from the one to the other (35 MB without, 52 MB with) is not the allocator's
-keeping alone, and not the objects the collector tracks (flat): see docs/performance.md.
+after 10,000. The growth from the one to the other was the high-water mark of finished rooms held at
+once in their grace, which Python's own allocator keeps (its arenas, pinned by a few live objects each), not
+glibc: finished rooms now shed their bots and views and leave sooner (``werewolf.web.hub.UNWATCHED``), and
+the server's memory stays flat (docs/performance.md).
 
 ``werewolf serve`` calls ``serving`` once, before serving; tests and embedders keep the interpreter as is.
 """
