@@ -8,6 +8,7 @@ threads' turns (werewolf.web.runtime); the probe's route exists only when the se
 from __future__ import annotations
 
 import http.client
+import os
 import subprocess
 import sys
 import time
@@ -82,9 +83,13 @@ def test_the_probe_answers_only_when_asked(tmp_path: Path, monkeypatch: pytest.M
         assert r.status_code == 201
         c.post(f"/api/rooms/{r.json()['room']}/join", json={"name": "Ann"})
         c.post(f"/api/rooms/{r.json()['room']}/start", headers={"Authorization": f"Bearer {r.json()['host_token']}"})
-        figures = c.get("/api/debug/probe", params={"objects": "true"}).json()
+        figures = c.get("/api/debug/probe", params={"objects": "true", "collect": "true"}).json()
     assert figures["store: transaction"]["n"] >= 1 and figures["change: worker run"]["n"] >= 1
-    assert figures["objects"]["n"] > 0
+    assert figures["objects"]["n"] > 0 and figures["collected"] >= 0
+    small = figures["pymalloc"]  # Python's small-object allocator, by its own count
+    assert small["blocks"] > 0
+    if os.environ.get("PYTHONMALLOC", "pymalloc").startswith("pymalloc"):  # (absent under another allocator)
+        assert small["arenas"] > 0 and 0 < small["used"] <= small["arenas"] * 2**20
 
 
 def test_an_idle_connection_is_kept_between_two_answers(tmp_path: Path) -> None:

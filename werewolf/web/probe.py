@@ -112,14 +112,14 @@ def install(app: Any) -> None:
             kinds = collections.Counter(type(o).__qualname__ for o in gc.get_objects())
             out["objects"] = {"n": sum(kinds.values()), "top": kinds.most_common(25)}
             out["pymalloc"] = pymalloc_stats()
-        if collect:  # garbage apart from what is live: how many objects a full collection finds unreachable
-            out["collected"] = gc.collect()
             if tracemalloc.is_tracing():  # every allocation, the untracked too: what grew since the last look
                 now = tracemalloc.take_snapshot().filter_traces([tracemalloc.Filter(False, tracemalloc.__file__)])
                 grew = now.compare_to(traced[0], "traceback") if traced else []
                 traced[:] = [now]
                 out["allocations"] = [{"kB": round(d.size_diff / 1024, 1), "count": d.count_diff,
                                        "where": [str(f) for f in d.traceback[-6:]]} for d in grew[:12]]
+        if collect:  # garbage apart from what is live: how many objects a full collection finds unreachable
+            out["collected"] = gc.collect()
         return out
 
 

@@ -132,8 +132,8 @@ def ws_protocol() -> type | str:
     generator whose frame holds the protocol itself, and uvicorn never ends it: every socket that ever
     closed stayed as a cycle (the protocol, its reader, buffers and parser) until a full collection, which
     ``werewolf.web.runtime`` makes rare (a full collection of a busy server takes a large fraction of a
-    second), and finished games' sockets piled up between two, spreading Python's arenas (issue 29's memory).
-    Closing the generator when the connection is lost breaks the cycle: reference counts free it at once."""
+    second), so a busy server's closed sockets piled up between two. Closing the generator when the
+    connection is lost breaks the cycle: reference counts free it at once."""
     try:
         from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
     except ImportError:  # an older uvicorn, or no websockets library: uvicorn's own choice
