@@ -527,6 +527,10 @@ class Room:
         again what it asks. (Rooms that end fast were held whole for their grace: issue 29's memory.)"""
         if self._agents is None and self._frame is None and not self._views and not self._encoded:
             return
+        self._forget_made()
+
+    def _forget_made(self) -> None:
+        """Everything made from the game for its bots and its views: made again from the game on demand."""
         self._agents, self._host = None, None
         self._encoded = {}
         self._views.clear()
@@ -699,12 +703,7 @@ class Room:
             if kept is not None:
                 self.deadlines[id(d)] = (d, kept)
         self.committed = len(answers)
-        self._agents = None
-        self.narrations.clear()
-        self.worded.clear()
-        self._encoded = {}
-        self._views.clear()
-        self._reset_counts()
+        self._forget_made()  # what was made from the game it replaces
         self.voice.replayed()
         self.info_version += 1
 
