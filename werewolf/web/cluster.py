@@ -334,6 +334,10 @@ class Cluster:
                 await self._took(room)
         if adopt and not hub.closing:
             for rec in await self.adopt():
+                held = hub.rooms.get(rec.id)
+                if held is not None:  # a request loaded it meanwhile: that copy (its sockets) is the one driven
+                    await self._took(held)
+                    continue
                 room = hub._make(rec)
                 if room is not None and room.status == "playing":
                     hub._spawn(hub.pace_room(room))

@@ -200,10 +200,19 @@ class Hub:
             log.error("room %s cannot be replayed: %s", rec.id, err)
             self.broken[rec.id] = str(err)
             return None
-        self.rooms[rec.id] = room
         if self.place is not None and not self.place.is_home(rec.id):
             log.debug("room %s: read by worker %s; its home is worker %d", rec.id, self.place,
                       self.place.home(rec.id))
+        return self._keep(room)
+
+    def _keep(self, room: Room) -> Room:
+        """The room in memory, unless a copy came in while it was loaded or created (a request, the cluster's
+        adoption): that copy stays, as sockets may watch it already, and is the one returned. Replacing it
+        would leave those sockets on a room nothing changes any more."""
+        held = self.rooms.get(room.id)
+        if held is not None:
+            return held
+        self.rooms[room.id] = room
         if self.cluster is not None:
             self.cluster.entered(room)
         return room
@@ -293,11 +302,7 @@ class Hub:
             except IntegrityError:  # the id of a room that is only in the database (finished, or closed)
                 continue
             break
-        room = self._room(rec)
-        self.rooms[room_id] = room
-        if self.cluster is not None:
-            self.cluster.entered(room)
-        return room, token
+        return self._keep(self._room(rec)), token
 
     async def join(self, room: Room, name: str, seat: int | None) -> tuple[int, str]:
         try:
