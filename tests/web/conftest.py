@@ -52,6 +52,17 @@ def auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
+# A seat's acknowledged moves, in order: each move's act and how many events its view showed when it was made.
+Acks = list[tuple[str, int]]
+
+
+def answers_of(acks: Acks) -> list[str]:
+    """The answers a seat's acknowledged moves stored. At the pack's knife a wolf's ``kill`` made again (its
+    pick changed or confirmed, nothing new shown meanwhile) is one answer; a ``kill`` on a later night is
+    another, even with nothing acknowledged between them (a day a wolf's self-destruct ended before its vote)."""
+    return [act for i, (act, seen) in enumerate(acks) if not (act == "kill" and i and acks[i - 1] == (act, seen))]
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

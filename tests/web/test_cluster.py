@@ -29,7 +29,7 @@ from werewolf.web.room import Room
 from werewolf.web.state import setup_from_json
 from werewolf.web.store import Store, database_url
 
-from .conftest import ROOT, Server, auth, free_port
+from .conftest import ROOT, Acks, Server, answers_of, auth, free_port
 
 HUMANS = 7  # of 12 seats; the other five are bots
 LIMIT = 120.0  # seconds a game may take at most
@@ -68,7 +68,7 @@ class Table:
             j = self.clients[i % 2].post(f"/api/rooms/{self.rid}/join", json={"name": f"player {i}"})
             assert j.status_code == 200, j.text
             self.tokens[j.json()["seat"]] = j.json()["token"]
-        self.acked: dict[int, list[str]] = {s: [] for s in self.tokens}
+        self.acked: dict[int, Acks] = {s: [] for s in self.tokens}
 
     def close(self) -> None:
         for c in self.clients:
@@ -111,7 +111,7 @@ class Table:
         r = self.client(seat, answering=True).post(f"/api/rooms/{self.rid}/act", json=move,
                                                    headers=auth(self.tokens[seat]))
         assert r.status_code == 200, r.text
-        self.acked[seat].append(move["act"])
+        self.acked[seat].append((move["act"], len(vs[seat]["events"])))
         # The seat's own phone, on the other server, hears of it (at once, give or take a NOTIFY).
         end = time.time() + 10
         while self.view(seat) == vs[seat]:
@@ -164,16 +164,15 @@ def unclocked(views: dict[int, dict[str, Any]]) -> dict[int, dict[str, Any]]:
     return {s: {k: x for k, x in v.items() if k != "speaker_deadline"} for s, v in views.items()}
 
 
-def check_log(table: Table, log: dict[str, Any], at_kill: dict[int, int] | None = None) -> None:
+def check_log(table: Table, log: dict[str, Any]) -> None:
     answers = log["answers"]
     replayed = Game.replay(setup_from_json(log["setup"]), [tuple(a) for a in answers])
     assert replayed.over
     assert json.loads(json.dumps([e.as_json() for e in replayed.events])) == log["events"]
     for s, acts in table.acked.items():
-        # A person's interrupt offers are answered by the room (werewolf.web.pack), not by the person; at the
-        # pack's knife a wolf's repeated ``kill`` is one pick, confirmed again, and one answer.
+        # A person's interrupt offers are answered by the room (werewolf.web.pack), not by the person.
         logged = [act for seat, act, _ in answers if seat == s and act not in ("explode", "duel")]
-        mine = [a for i, a in enumerate(acts) if not (a == "kill" and i and acts[i - 1] == "kill")]
+        mine = answers_of(acts)
         # Every acknowledged answer is in the log, once and in order (an act's answers may be a|b acts).
         assert len(logged) == len(mine), (s, mine, logged)
         assert all(m in a.split("|") for m, a in zip(mine, logged)), (s, mine, logged)
@@ -385,7 +384,7 @@ def test_answers_racing_on_both_servers(pair: tuple[Server, Server]) -> None:
                     r = acts.post(f"/api/rooms/{table.rid}/act", json=move, headers=auth(table.tokens[seat]))
                     with lock:
                         if r.status_code == 200:
-                            table.acked[seat].append(move["act"])
+                            table.acked[seat].append((move["act"], len(v["events"])))
                         else:
                             refused.append(f"{r.status_code} {r.text}")
 
