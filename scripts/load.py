@@ -494,6 +494,8 @@ def measure(args: argparse.Namespace, workers: int, database: str | None) -> Sum
             if name == "objects":
                 print(f"  objects the garbage collector tracks: {f['n']:,}; the most: "
                       + ", ".join(f"{k} {n:,}" for k, n in f["top"][:12]))
+            elif not isinstance(f, dict) or "n" not in f:  # (the allocator's figures: memory.py prints them)
+                continue
             elif "p50_ms" in f:
                 print(f"  {name:<38} {f['n']:>7}  {f['p50_ms']:7.2f} {f['p95_ms']:7.2f} {f['p99_ms']:7.2f} "
                       f"{f['max_ms']:7.1f}  {f['over_50ms']:>5} {f['over_100ms']:>5}  ({f['total_s']:.1f} s in all)")

@@ -77,6 +77,15 @@ def dumps(value: Any) -> str:
     return text
 
 
+_ABSENT = object()
+
+
+def _changed(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """The fields of ``new`` that ``old`` lacks or holds otherwise. The same object is the same value, and is
+    not compared (most fields of a view are the objects the room shares between its views, made once a state)."""
+    return {k: x for k, x in new.items() if (o := old.get(k, _ABSENT)) is not x and o != x}
+
+
 def _talk(d: Decision) -> bool:
     return d.act == "speak" and getattr(d, "part", None) == "discussion"
 
@@ -156,6 +165,9 @@ class Room:
         self.deadlines: dict[int, tuple[Decision, float]] = {}
         self._views: dict[tuple[int | None, bool, str | None], tuple[int, str]] = {}
         self._frame: Frame | None = None
+        # The frame every part of one view or one wake-up reads (``pin``): one state of the room, whose key
+        # is not made again at each of the few dozen calls a push makes (a view's parts, its signature).
+        self._pinned: Frame | None = None
         self.narrations: dict[tuple[int | None, str], list[str | None]] = {}
         # Each event narrated once per language, by its place in the log, for every seat it does not
         # name (key: (spectator?, lang)); ``werewolf.web.text.narrations``.
@@ -259,7 +271,10 @@ class Room:
         """The part of the room every view shares now, made once for all the seats' views and signatures
         of one state of the room. Its key moves with every change: ``changed`` bumps ``version``, an answer
         ``answered``, the pacer ``released`` and ``step``, a failed change puts back a new game (and bumps
-        ``info_version``). Face to face the voice moves with the clock alone: no frame is kept."""
+        ``info_version``). Face to face the voice moves with the clock alone: no frame is kept (but one view
+        is made of one frame: ``pin``)."""
+        if self._pinned is not None:
+            return self._pinned
         g, p = self.game, self.pacer
         key = (self.version, self.info_version, id(g), len(g.events), g.answered, p.released, p.step, self.status,
                len(self.timed_out), self.talk_ends)
@@ -456,11 +471,31 @@ class Room:
                 encoded[id(e)] = dumps(e.as_json(with_audience=False))
         return "[" + ",".join(encoded[id(e)] for e in sight.events[start:]) + "]"
 
+    def pin(self) -> Frame | None:
+        """Hold the room's frame for every call until ``unpin``: one view (or one wake-up of the sockets) is
+        made of one state of the room, and that state is not checked again at each of its parts. Only code
+        that changes nothing of the game and the pacer runs while it is held. Returns what to give ``unpin``
+        (a frame held already, by a caller: views made inside another's)."""
+        held = self._pinned
+        self._pinned = self.frame()
+        return held
+
+    def unpin(self, held: Frame | None) -> None:
+        self._pinned = held
+
     def view_json(self, seat: int | None, host: bool, lang: str | None) -> str:
         key = (seat, host, lang)
         hit = self._views.get(key)
         if hit is not None and hit[0] == self.version:
             return hit[1]
+        held = self.pin()
+        try:
+            return self._view_json(key, seat, host, lang)
+        finally:
+            self.unpin(held)
+
+    def _view_json(self, key: tuple[int | None, bool, str | None], seat: int | None, host: bool,
+                   lang: str | None) -> str:
         v, sight = self.head(seat, host)
         words = self._words(v, sight, seat, lang)
         if words is not None:
@@ -483,6 +518,13 @@ class Room:
         hidden facts (a living guard's answer opens the wolves' knife in the engine, a dead one's does not).
         So the view is made and compared with the last one sent; an update that changes nothing the seat
         sees is never sent, and the count, order and timing of a seat's pushes follow its view alone."""
+        held = self.pin()
+        try:
+            return self._push_json(sub)
+        finally:
+            self.unpin(held)
+
+    def _push_json(self, sub: Subscriber) -> str | None:
         if self.signature(sub.seat, sub.host, sub.lang) == sub.last and not sub.want_full:
             return None
         if not sub.delta:
@@ -512,9 +554,9 @@ class Room:
         else:
             old, old_words = sub.head or {}, sub.text_head or {}
             delta: dict[str, Any] = {"v": sub.v, "base": sub.v - 1,
-                                     "set": {k: x for k, x in v.items() if k not in old or old[k] != x}}
+                                     "set": _changed(old, v)}
             if words is not None and told is not None:
-                delta["text"] = {k: x for k, x in words.items() if k not in old_words or old_words[k] != x}
+                delta["text"] = _changed(old_words, words)
                 delta["text"]["events"] = told[sub.sent:]
             text = dumps(delta)[:-1] + ',"events":' + self._encode(sight, sub.sent) + "}"
         sub.head, sub.text_head, sub.sent = v, words, count
@@ -594,10 +636,14 @@ class Room:
         """Something everyone may need to see: wake every socket."""
         self.version += 1
         self.touched = self.used = self.clock()
-        self.track_deadlines()
-        for sub in self.subs:
-            if sub.last is None or self.signature(sub.seat, sub.host, sub.lang) != sub.last:
-                sub.dirty.set()
+        held = self.pin()
+        try:
+            self.track_deadlines()
+            for sub in self.subs:
+                if sub.last is None or self.signature(sub.seat, sub.host, sub.lang) != sub.last:
+                    sub.dirty.set()
+        finally:
+            self.unpin(held)
 
     def track_deadlines(self) -> None:
         self.speech.track(self.pending(), self.game.answers, lambda s: s not in self.bots)
