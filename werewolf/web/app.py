@@ -18,7 +18,6 @@ import asyncio
 import contextlib
 import functools
 import io
-import json
 import logging
 import re
 import time
@@ -44,6 +43,7 @@ from werewolf.web.errors import ApiError
 from werewolf.web.headers import SecurityHeaders, security_headers
 from werewolf.web.homes import Place
 from werewolf.web.hub import KEEP_FINISHED, LOBBY_IDLE, Hub
+from werewolf.web.jsontext import dumps
 from werewolf.web.limits import (
     BodyLimit,
     Busy,
@@ -620,8 +620,8 @@ async def answer_message(text: str, move: Callable[[moves.SocketMove], Awaitable
     except ApiError as err:
         reply = err.reply if isinstance(err, moves.SocketError) else ident
         message = err.message if len(err.message) <= MAX_ERROR else err.message[:MAX_ERROR] + "…"
-        return json.dumps({"reply": reply, "status": err.status, "error": message}), False
-    return json.dumps({"reply": ident, "ok": True}), True
+        return dumps({"reply": reply, "status": err.status, "error": message}), False
+    return dumps({"reply": ident, "ok": True}), True
 
 
 @functools.cache

@@ -43,6 +43,7 @@ from werewolf.agents import Agent, Host, RandomAgent
 from werewolf.core.decisions import Decision, Move
 from werewolf.core.errors import IllegalMove
 from werewolf.printable import scrub_json
+from werewolf.web.jsontext import dumps
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -170,7 +171,7 @@ class PackState:
 
     def dirty(self) -> str | None:
         """The state as the store should now hold it, if it changed since it was stored."""
-        return json.dumps(self.as_json(), ensure_ascii=False) if self.version != self.stored else None
+        return dumps(self.as_json()) if self.version != self.stored else None
 
 
 # -- the knife ------------------------------------------------------------------------------------

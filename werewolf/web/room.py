@@ -24,7 +24,6 @@ import asyncio
 import bisect
 import hashlib
 import hmac
-import json
 import logging
 import math
 import random
@@ -33,11 +32,6 @@ import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-
-try:
-    import orjson
-except ImportError:  # the web extra installs it; without it, the standard library's json
-    orjson = None  # type: ignore[assignment]
 
 from werewolf.agents import Agent, Host, RandomAgent
 from werewolf.agents.heuristic import ONE_NIGHT, HeuristicAgent
@@ -48,6 +42,7 @@ from werewolf.core.game import Game
 from werewolf.web import pacing, timers
 from werewolf.web import pack as wolfpack
 from werewolf.web.errors import ApiError
+from werewolf.web.jsontext import dumps
 from werewolf.web.lobby import stranger
 from werewolf.web.pacing import Pace, Pacer
 from werewolf.web.seats import BOTS, LEGACY_BOT, seat_agents
@@ -60,24 +55,7 @@ log = logging.getLogger("werewolf.web")
 
 _UNSHOWN: list[Decision] = []  # the request while the pacer holds it back (one object: its generation stays)
 MAX_TALK = 7 * 86400.0  # the longest discussion clock (a longer one is as good as unlimited)
-
-
-def dumps(value: Any) -> str:
-    """Compact JSON text, UTF-8 as is (orjson when installed: views are the server's hottest output)."""
-    if orjson is not None:
-        try:
-            return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
-        except TypeError:  # an integer beyond 64 bits, say: the standard library takes anything JSON can
-            pass
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    try:
-        text.encode()
-    except UnicodeEncodeError:  # a lone surrogate past every check (werewolf.printable): escaped, the view goes out
-        text = json.dumps(value, separators=(",", ":"))
-    return text
-
-
-_ABSENT = object()
+_ABSENT = object()  # (a field a view did not have)
 
 
 def _changed(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:

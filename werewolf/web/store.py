@@ -68,6 +68,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection, Engine
 
 from werewolf.printable import scrub, scrub_json
+from werewolf.web.jsontext import dumps
 from werewolf.web.probe import probe
 
 T = TypeVar("T")
@@ -472,7 +473,7 @@ class Store:
                        status: str | None = None) -> Callable[[Connection], None]:
         """Answers ``start``, ``start + 1``, ... of a room (and its new status, in the same transaction)."""
         now = time.time()
-        values = [(room_id, start + i, seat, act, json.dumps(value), now) for i, (seat, act, value) in enumerate(rows)]
+        values = [(room_id, start + i, seat, act, dumps(value), now) for i, (seat, act, value) in enumerate(rows)]
 
         def run(conn: Connection) -> None:
             cur, pg = _cursor(conn)
