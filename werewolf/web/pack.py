@@ -71,6 +71,8 @@ class Shared(Protocol):
     @property
     def knife(self) -> list[Decision]: ...
     @property
+    def voices(self) -> frozenset[int]: ...  # its seats
+    @property
     def memo(self) -> dict[str, Any]: ...
 
 
@@ -487,14 +489,21 @@ def _dead(room: Room) -> set[int]:
     return out
 
 
+_OUTSIDE: dict[str, Any] = {"pack": None, "pack_ready": None, "pack_chat": None, "pack_why": None,
+                            "pack_split": None, "interrupts": None}
+
+
 def view(room: Room, seat: int | None) -> dict[str, Any]:
-    """The pack's fields of a view: null for every seat outside their audience (the public too)."""
-    out: dict[str, Any] = {"pack": None, "pack_ready": None, "pack_chat": None, "pack_why": None,
-                           "pack_split": None, "interrupts": None}
+    """The pack's fields of a view: null for every seat outside their audience (the public too). (The
+    caller copies them into its view: the same object serves every seat outside.)"""
     if seat is None or room.status == "lobby":
-        return out
+        return _OUTSIDE
     st = room.pack
-    request = room.frame().knife  # (``sync``ed once for every seat's view)
+    f = room.frame()
+    if not st.chat and not st.offers.get(seat) and seat not in f.voices:  # (most seats, most of the game)
+        return _OUTSIDE
+    out = dict(_OUTSIDE)
+    request = f.knife  # (``sync``ed once for every seat's view)
     voices = [d.seat for d in request]
     if seat in voices:
         out["pack"] = {str(d.seat): pick_of(room, d) for d in request}
