@@ -216,3 +216,44 @@ def test_a_room_a_request_loads_while_the_tick_adopts_it_stays_the_one_its_socke
             await stop(zero)
 
     run(go())
+
+
+def test_a_copy_left_behind_by_a_missed_announcement_catches_up_at_the_next_looks(
+        postgres_db: str, caplog: pytest.LogCaptureFixture) -> None:
+    """A server that follows a room (its copy, a socket on it; another server drives it) and misses the
+    announcement of a change (a catch-up whose read failed, say) finds its copy behind the room's row at two
+    looks in a row, catches it up, and says so in its log; the socket is told."""
+    async def go() -> None:
+        clock = Clock()
+        zero, one = await worker(postgres_db, 0, clock), await worker(postgres_db, 1, clock)
+        try:
+            made, _ = await zero.create(ruleset="classic", deck="classic12", options={}, bots=range(1, 13),
+                                        seed=6, mode="online", lang="en", players=None, timeout=0,
+                                        bot_kind="heuristic", pace=[0, 0])
+            rid = made.id
+            assert zero.cluster is not None and one.cluster is not None
+            await until(lambda: zero.cluster is not None and zero.cluster.owns(rid), "worker 0 claims its room")
+            copy = await one.room(rid)
+            sub = Subscriber(None, False, "en", delta=True)
+            copy.subs.add(sub)
+
+            # Played to its end in one change: one announcement, which worker 1 does not hear (a process
+            # takes the announcements of its own writes for its own: werewolf.web.store.writer, and these two
+            # hubs share one), as a server misses one whose catch-up failed.
+            await zero.start_game(made, fill_with_bots=True)
+            assert made.status == "over" and copy.status == "lobby"
+
+            sub.dirty.clear()
+            await tick(one)  # behind once: an announcement may still be on its way
+            assert copy.status == "lobby" and one.cluster.missed == 0
+            await tick(one)  # behind still: caught up, and logged
+            await until(lambda: copy.status == "over", "the copy catches up")
+            assert one.cluster.missed == 1 and sub.dirty.is_set()
+            assert one.rooms[rid] is copy and copy.game.answers == made.game.answers
+            assert any("no announcement heard" in r.getMessage() for r in caplog.records)
+        finally:
+            for hub in (zero, one):
+                if not hub.closing:
+                    await stop(hub)
+
+    run(go())

@@ -15,7 +15,10 @@ rooms its clients watch (``werewolf.web.hub``), as a single server does, and:
   commits); each server LISTENs on one connection of its own and, for a room it holds,
   reads what is new (answers, seats, status, the pacer's count, the discussion's end) and
   pushes the changed views to its sockets. A room that enters a server's memory is
-  caught up once more, so that nothing announced while it was being loaded is missed.
+  caught up once more, so that nothing announced while it was being loaded is missed; and
+  every few ticks the rooms it follows are checked against their rows (``Cluster._recheck``),
+  so that a copy an announcement did not bring up to date (a catch-up whose read failed)
+  is not left behind, with its phones, until the room's next change.
 - **lets one server drive each room's clock**: the pacer's releases, the bots, the
   timeouts. The owner is the server holding the room's session-level advisory lock
   (``pg_try_advisory_lock``), taken by the server that creates or first loads the room;
@@ -144,6 +147,9 @@ class Cluster:
         self._listener: asyncio.Task[None] | None = None
         self._ticker: asyncio.Task[None] | None = None
         self._wanted: set[str] = set()  # rooms announced whose catch-up has not begun
+        # Rooms this server follows that were behind their row at the last look (``_recheck``): the row then.
+        self._behind: dict[str, tuple[Any, ...]] = {}
+        self.missed = 0  # catch-ups no announcement brought (``_recheck``: for the logs)
         self.listening = asyncio.Event()
         # Catch-ups read on connections of their own, not in the store's writer thread: a read need not wait
         # for the commit (and its flush to disk) of a batch of writes.
@@ -182,6 +188,8 @@ class Cluster:
         self._read_conns.clear()
         if self.conflicts:
             log.info("cluster: %d change(s) made again after another server wrote first", self.conflicts)
+        if self.missed:
+            log.warning("cluster: %d room(s) caught up that no announcement had brought", self.missed)
 
     async def _connect_locks(self) -> None:
         import psycopg
@@ -333,6 +341,7 @@ class Cluster:
             if room is not None:
                 await self._took(room)
         if adopt and not hub.closing:
+            await self._recheck()
             for rec in await self.adopt():
                 held = hub.rooms.get(rec.id)
                 if held is not None:  # a request loaded it meanwhile: that copy (its sockets) is the one driven
@@ -341,6 +350,33 @@ class Cluster:
                 room = hub._make(rec)
                 if room is not None and room.status == "playing":
                     hub._spawn(hub.pace_room(room))
+
+    async def _recheck(self) -> None:
+        """The rooms this server follows (held, not owned, unfinished) whose row is ahead of the copy (answers
+        stored, events released, status) at two looks in a row are caught up, and the miss is logged: what
+        an announcement should have brought but did not (a catch-up whose read failed, say), which would
+        otherwise leave the copy, and its phones, where they were until the room's next change. (Behind at
+        one look only is an announcement still on its way.)"""
+        hub = self.hub
+        held = {i: r for i, r in hub.rooms.items()
+                if r.status in UNFINISHED and i not in self.owned and i not in self._wanted}
+        rows = await self._query("SELECT id, answers_stored, paced, status FROM rooms WHERE id = ANY(%s)",
+                                 (list(held),)) if held else []
+        behind: dict[str, tuple[Any, ...]] = {}
+        for room_id, stored, paced, status in rows:
+            room = held[room_id]
+            if hub.rooms.get(room_id) is not room or room.lock.locked():
+                continue
+            row = (stored, paced, status)
+            if (stored is not None and stored > room.committed) or paced != room.stored_paced or status != room.status:
+                if self._behind.get(room_id) == row:
+                    self.missed += 1
+                    log.warning("room %s: behind the database with no announcement heard (%d answers of %s, "
+                                "status %s of %s); caught up", room_id, room.committed, stored, room.status, status)
+                    self._want(room_id)
+                else:
+                    behind[room_id] = row
+        self._behind = behind
 
     # -- hearing the others -----------------------------------------------------------------
     async def _listen(self) -> None:
