@@ -186,8 +186,9 @@ def test_face_to_face_moderator_speaks_the_night_in_chinese(browser: Any, server
     from .test_voice_browser import face_to_face_table
 
     # A synthesiser that ends each line at once (headless has no voice). The room's deal is fixed (seed 1:
-    # the seer and the three wolves are bots), so that a bot has something to say on the first day whatever
-    # the two phones do; a random deal leaves every bot silent in about one game in a hundred.
+    # the seer and the three wolves are bots), so that a bot has something to say in almost every game. The
+    # bots' own choices are seeded by the room's random id too: in about one game in sixty (measured in
+    # process, the phones' moves fixed) no bot makes a statement before the end, and often no phone does.
     table = face_to_face_table(browser, server, seed=1, bots="7", lang="zh-Hant")
     room_url = table.url
     phones = []
@@ -211,7 +212,9 @@ def test_face_to_face_moderator_speaks_the_night_in_chinese(browser: Any, server
     spoken = table.evaluate("window.__spoken")
     assert any("請睜眼" in s or "天亮" in s or "遊戲結束" in s for s in spoken), spoken
     lines = spoken + table.evaluate("Array.from(MOD.lines.values())")  # said, or still to say
-    assert any(s.endswith("」") and "號：「" in s for s in lines), lines  # a bot's statement is read out too
+    stated = table.evaluate("S.view.events.some((e) => e.type === 'speech' && e.text)")
+    if stated:  # a statement (a bot's, most often) is read out too
+        assert any(s.endswith("」") and "號：「" in s for s in lines), lines
     for p in phones:
         assert p.locator("#result table.roles tr").count() == 9
     shot(phones[0], "10-face-to-face-phone-result")
