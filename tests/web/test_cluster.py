@@ -301,11 +301,6 @@ def wait_for_workers(database: str, count: int, proc: subprocess.Popen[bytes], t
         time.sleep(0.2)
 
 
-# Known flaky (2026-12-04), NOT understood: a few runs in many under load counted one more acknowledged answer
-# for a wolf seat than the stored log holds (seen once on the previous main too). It may be the test's counting
-# of a wolf's repeated picks at the knife, or an answer acknowledged and lost: the closing note of 2026-12-04
-# asks for it to be settled. Rerun twice meanwhile.
-@pytest.mark.flaky(reruns=2)
 def test_workers_hand_each_room_to_its_home_and_start_a_killed_one_again(postgres_db: str, tmp_path: Path) -> None:
     """``serve --workers 2``: one port; every connection of a room reaches the one process that is its
     home and drives it, so the other never reads the room: killing it (SIGKILL) drops none of the room's
