@@ -184,8 +184,8 @@ def test_a_room_a_request_loads_while_the_tick_adopts_it_stays_the_one_its_socke
         assert cluster is not None
         try:
             made, _ = await zero.create(ruleset="classic", deck="classic12", options={}, bots=range(1, 13),
-                                           seed=5, mode="online", lang="en", players=None, timeout=0,
-                                           bot_kind="heuristic", pace=[0, 0])
+                                        seed=5, mode="online", lang="en", players=None, timeout=0,
+                                        bot_kind="heuristic", pace=[0, 0])
             rid = made.id
             await until(lambda: cluster.owns(rid), "the creator claims its room")
             zero._drop(made)  # no server holds it now: an orphan the next adoption takes

@@ -343,13 +343,9 @@ class Cluster:
         if adopt and not hub.closing:
             await self._recheck()
             for rec in await self.adopt():
-                held = hub.rooms.get(rec.id)
-                if held is not None:  # a request loaded it meanwhile: that copy (its sockets) is the one driven
-                    await self._took(held)
-                    continue
-                room = hub._make(rec)
-                if room is not None and room.status == "playing":
-                    hub._spawn(hub.pace_room(room))
+                room = hub._make(rec)  # (the copy a request loaded meanwhile, if one did: its sockets watch it)
+                if room is not None:
+                    await self._took(room)
 
     async def _recheck(self) -> None:
         """The rooms this server follows (held, not owned, unfinished) whose row is ahead of the copy (answers
