@@ -214,8 +214,9 @@ class Player:
         self.conn = Conn(u.hostname or "127.0.0.1", u.port or 80)
 
     async def run(self) -> None:
-        ws_url = self.base.replace("http", "ws", 1) + f"/api/rooms/{self.room}/ws" + \
-            ("?delta=true" if self.delta else "")
+        # Answers on the socket are replied to in the push that shows them (``?replies=inline``), as the phones' are.
+        query = "&".join(q for q, wanted in (("delta=true", self.delta), ("replies=inline", self.on_socket)) if wanted)
+        ws_url = self.base.replace("http", "ws", 1) + f"/api/rooms/{self.room}/ws" + ("?" + query if query else "")
         protocols: Any = ["werewolf", f"token.{self.token}"]  # the token in a header, not in the URL
         try:
             async with websockets.connect(ws_url, max_size=None, open_timeout=60, ping_interval=None,
@@ -235,11 +236,13 @@ class Player:
             async for message in ws:
                 now = time.perf_counter()
                 view = head(message)
-                if "reply" in view:  # the answer to a move sent on the socket
+                if "reply" in view:  # the answer to a move sent on the socket, alone or with the push that shows it
                     fut = self.replies.pop(view["reply"], None)
                     if fut is not None and not fut.done():
                         fut.set_result(200 if view.get("ok") else int(view.get("status", 0)))
-                    continue
+                    if "v" not in view:
+                        continue
+                    view = {k: x for k, x in view.items() if k not in ("reply", "ok")}
                 self.stats.views += 1
                 if "base" in view:  # a delta: the fields that changed since the version ``base``
                     if self.view is None or self.view.get("v") != view["base"]:

@@ -3,16 +3,24 @@ routes, a reply for each, and a refused move changes nothing."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
+from starlette.websockets import WebSocketDisconnect
+
+from werewolf.web.app import carry
 
 from .conftest import auth
 from .test_api import NINE, create, first_pending, join, snapshot, started, view
 
 
+REPLY = ("reply", "ok", "status", "error")
+
+
 def send_move(ws: Any, message: Any) -> dict[str, Any]:
-    """Send ``message`` (a dict, or raw text) and read up to its reply; the views pushed meanwhile are skipped."""
+    """Send ``message`` (a dict, or raw text) and read up to its reply (without the push it may ride on:
+    ``?replies=inline``); the views pushed meanwhile are skipped."""
     if isinstance(message, str):
         ws.send_text(message)
     else:
@@ -20,13 +28,15 @@ def send_move(ws: Any, message: Any) -> dict[str, Any]:
     while True:
         got = ws.receive_json()
         if "reply" in got:
-            return dict(got)
+            return {k: got[k] for k in REPLY if k in got}
 
 
-def test_a_game_answered_on_the_seats_sockets_only(client: Any) -> None:
+@pytest.mark.parametrize("replies", ["apart", "inline"])
+def test_a_game_answered_on_the_seats_sockets_only(client: Any, replies: str) -> None:
     rid, _, players = started(client, humans=3, seed=11)
     acked: dict[int, list[str]] = {p["seat"]: [] for p in players}
-    sockets = {p["seat"]: client.websocket_connect(f"/api/rooms/{rid}/ws?token={p['token']}") for p in players}
+    sockets = {p["seat"]: client.websocket_connect(f"/api/rooms/{rid}/ws?token={p['token']}&replies={replies}")
+               for p in players}
     try:
         opened = {s: ws.__enter__() for s, ws in sockets.items()}
         for ws in opened.values():
@@ -124,3 +134,48 @@ def test_the_view_that_shows_the_answer_comes_on_the_same_socket(client: Any, de
             else:
                 pushed = pushed or (len(got["events"]) > (0 if delta else before))
         assert len(view(client, rid, p["token"])["events"]) > before
+
+
+def test_an_inline_reply_rides_on_the_push_that_shows_the_answer(client: Any) -> None:
+    """``?replies=inline``: the move's reply comes in the push whose view shows it taken (one message, not
+    two), and nothing of it comes alone after; a refusal still comes alone, at once, and changes nothing."""
+    room = create(client, deck=NINE, bots=[2, 3, 4, 5, 6, 7, 8, 9], seed=4)
+    p = join(client, room["room"], "Ann")
+    rid = room["room"]
+    client.post(f"/api/rooms/{rid}/start", headers=auth(room["host_token"]))
+    with client.websocket_connect(f"/api/rooms/{rid}/ws?token={p['token']}&delta=true&replies=inline") as ws:
+        full = ws.receive_json()
+        v = view(client, rid, p["token"])
+        while not v["pending"] and not v["game_over"]:
+            v = view(client, rid, p["token"])
+        shown = {**full}
+        refused = send_move(ws, {"id": 1, "post": "act", "body": {"act": v["pending"][0]["act"], "target": 99}})
+        assert refused["reply"] == 1 and refused["status"] == 422, refused
+        assert view(client, rid, p["token"])["pending"] == v["pending"]
+        ws.send_json({"id": 2, "post": "act", "body": v["pending"][0]})
+        while True:
+            got = ws.receive_json()
+            assert "v" in got  # every message a push: no reply comes alone when the view moved
+            if "reply" in got:
+                break
+            shown = {**shown, **got["set"]}
+        assert got["reply"] == 2 and got["ok"] is True and got["base"] == got["v"] - 1, got
+        shown = {**shown, **got["set"]}
+        assert shown["pending"] != v["pending"]  # the view it rides on shows the answer taken
+        assert len(view(client, rid, p["token"])["events"]) >= len(v["events"])
+
+
+def test_a_socket_asking_for_an_unknown_way_of_replies_is_refused(client: Any) -> None:
+    rid, _, players = started(client, humans=1, seed=2)
+    with client.websocket_connect(f"/api/rooms/{rid}/ws?token={players[0]['token']}&replies=sideways") as ws:
+        got = ws.receive_json()
+        assert "replies" in got["error"] and "'apart' or 'inline'" in got["error"], got
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_json()
+    assert closed.value.code == 4422
+
+
+def test_carry_puts_the_reply_and_the_push_in_one_object() -> None:
+    assert json.loads(carry('{"reply":3,"ok":true}', '{"v":2,"base":1,"set":{}}')) == \
+        {"reply": 3, "ok": True, "v": 2, "base": 1, "set": {}}
+    assert carry('{"reply":3,"ok":true}', None) == '{"reply":3,"ok":true}'

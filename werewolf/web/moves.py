@@ -6,7 +6,8 @@ the same model, applied by the same handler, refused with the same status and me
 socket open all game; answering on it saves a request (headers, a body limit, a route, a response) per answer,
 which at hundreds of rooms is most of the server's work for an answer (issue 29). The socket's reply is
 ``{"reply": n, "ok": true}`` or ``{"reply": n, "status": 4xx, "error": "…"}``; the view that shows the answer
-comes as every push does.
+comes as every push does (``?replies=inline``, the phones' way: the reply of a move taken rides on that push,
+one message instead of two; ``werewolf.web.app.push_views``).
 
 The socket's seat is its token's, checked again at each move (a seat freed by the host stops there too).
 """

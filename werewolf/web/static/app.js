@@ -193,7 +193,8 @@ function connect() {
   S.closed = false;
   S.askedFull = false;
   const token = S.player || S.host;
-  const q = new URLSearchParams({ lang: LANG, delta: "true" });
+  // A move's reply rides on the push that shows it (one message less per answer for the server to send).
+  const q = new URLSearchParams({ lang: LANG, delta: "true", replies: "inline" });
   if (!token) q.set("spectator", "true");
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
   // The token travels as a subprotocol (a header), never in the URL: URLs end up in logs.
@@ -203,10 +204,12 @@ function connect() {
   ws.onopen = () => { S.retry = 0; document.getElementById("status").hidden = true; };
   ws.onmessage = (m) => {
     const data = JSON.parse(m.data);
-    if ("reply" in data) {  // the answer to one of this seat's moves (seatPost)
+    if ("reply" in data) {  // the answer to one of this seat's moves (seatPost), alone or with its push
       const r = S.replies.get(data.reply);
       if (r) { S.replies.delete(data.reply); if (data.ok) r.resolve(data); else r.reject(new Error(data.error)); }
-      return;
+      if (!("v" in data)) return;
+      delete data.reply;
+      delete data.ok;
     }
     if (data.error) {
       toast(data.error);
