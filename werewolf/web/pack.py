@@ -166,10 +166,10 @@ class PackState:
 
     def copy(self) -> PackState:
         """A copy to put back if a change fails: every container new (the changes replace the values in them,
-        the chat's lines and the offers' buttons, and never change one in place)."""
+        the chat's lines and each seat's offers, and never change one in place)."""
         return PackState(self.key, dict(self.picks), set(self.ready), dict(self.own), list(self.chat),
-                         dict(self.intents), {s: dict(o) for s, o in self.offers.items()}, self.previewed,
-                         dict(self.seen), self.version, self.stored)
+                         dict(self.intents), dict(self.offers), self.previewed, dict(self.seen), self.version,
+                         self.stored)
 
     def dirty(self) -> str | None:
         """The state as the store should now hold it, if it changed since it was stored."""
@@ -390,7 +390,9 @@ def foresee(room: Room) -> None:
     for d in offered:
         if d.seat in room.bots or d.seat not in roles:
             continue
-        st.offers.setdefault(d.seat, {}).setdefault(d.act, {**_offer(d), "role": roles[d.seat]})
+        mine = st.offers.get(d.seat, {})
+        if d.act not in mine:
+            st.offers[d.seat] = {**mine, d.act: {**_offer(d), "role": roles[d.seat]}}
         st.bump([d.seat])
 
 
@@ -411,9 +413,9 @@ def drive(room: Room) -> bool:
         if d is None:
             break
         offer = _offer(d)
-        offers = st.offers.setdefault(d.seat, {})
+        offers = st.offers.get(d.seat, {})
         if offers.get(d.act) != offer:  # new, changed, or foreseen until now
-            offers[d.act] = offer
+            st.offers[d.seat] = offers = {**offers, d.act: offer}
             st.bump([d.seat])
         intent = st.intents.get(d.seat)
         move = None
@@ -423,7 +425,7 @@ def drive(room: Room) -> bool:
             if d.check(move) is not None:  # no longer legal (its target died): the intent is dropped
                 move = None
             else:
-                del offers[d.act]
+                st.offers[d.seat] = {act: o for act, o in offers.items() if act != d.act}
             st.bump([d.seat])
         if move is not None:
             g.answer(d.seat, move)

@@ -581,6 +581,30 @@ class Room:
         return got  # type: ignore[no-any-return]
 
     def _signature(self, f: Frame, seat: int | None, host: bool, lang: str | None) -> tuple[Any, ...]:
+        table = f.memo.get("table")
+        if table is None:
+            table = f.memo["table"] = self._table_signature(f)
+        shared, mine = table
+        if seat is None:  # the voice's state (a spectator's socket is the moderator device's, face to face)
+            voice = f.memo.get("voice")
+            if voice is None:
+                voice = f.memo["voice"] = self.voice.signature(self.clock())
+            return (shared, 0, (), host, lang, None, 0, voice, 0)
+        # A seat is woken once the voice has called its role (``awake``): whether the table waits for it.
+        waits = f.memo.get("waits")
+        if waits is None:
+            waits = f.memo["waits"] = self.voice.waits(self.clock())
+        # A voice of the knife the table sees is shown who has answered (a pick taken when its time is up
+        # answers without the pack's own count moving).
+        knife = self.game.answered if seat in f.voices else 0
+        return (shared, self._private.get(seat, 0), mine.get(seat, ()), host, lang,
+                self.pacer.step,  # the open step (a seat may be woken by it)
+                wolfpack.signature(self, seat), waits, knife)
+
+    def _table_signature(self, f: Frame) -> tuple[tuple[Any, ...], dict[int, tuple[int, tuple[int, ...]]]]:
+        """What every seat's signature shares in one state of the room (the public events seen so far, who
+        speaks, the end…), and each asked seat's open decisions: where they stand in the engine's request,
+        and the request's generation (a new request with the same shape is a new question)."""
         events = f.shown
         if self._scanned > len(events):
             self._reset_counts()
@@ -595,20 +619,13 @@ class Room:
         if request is not self._request:
             self._request = request
             self._generation += 1
-        mine: tuple[Any, ...] = ()
-        if seat is not None:
-            owed = f.asked(seat)
-            positions = tuple(i for i, d in enumerate(request) if d.seat == seat and d in owed)
-            mine = (self._generation, positions) if positions else ()
-        seen = self._public + (self._private.get(seat, 0) if seat is not None else 0)
-        awake = self.pacer.step if seat is not None else None  # the open step (a seat may be woken by it)
-        # A seat is woken once the voice has called its role (``awake``): whether the table waits for it.
-        voice = self.voice.signature(self.clock()) if seat is None else (self.voice.waits(self.clock()),)
-        # A voice of the knife the table sees is shown who has answered (a pick taken when its time is up
-        # answers without the pack's own count moving).
-        knife = self.game.answered if seat is not None and seat in f.voices else 0
-        return (self.status, self.info_version, seen, mine, f.speaking, host, lang, f.over, awake,
-                wolfpack.signature(self, seat), voice, knife, len(self.timed_out))
+        owed = {id(d) for d in f.pending}
+        places: dict[int, list[int]] = {}
+        for i, d in enumerate(request):
+            if id(d) in owed:
+                places.setdefault(d.seat, []).append(i)
+        mine = {s: (self._generation, tuple(at)) for s, at in places.items()}
+        return (self.status, self.info_version, self._public, f.speaking, f.over, len(self.timed_out)), mine
 
     def changed(self) -> None:
         """Something everyone may need to see: wake every socket."""
