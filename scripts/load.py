@@ -608,6 +608,9 @@ def main() -> None:
     ap.add_argument("--answer", choices=["socket", "http"], default="socket",
                     help="how players answer: on their WebSocket, as the phones' page does (default), or with "
                          "POST /act, as scripts and HTTP bots do")
+    ap.add_argument("--floor", action="store_true",
+                    help="then measure the bare transport at the same rates (the same sockets and messages, no "
+                         "game: scripts/transport_floor.py) and print the server's CPU as a multiple of it")
     ap.add_argument("--server-pid", type=int, default=None,
                     help="with --url: the server's process id, to print its CPU time per answer and per view")
     args = ap.parse_args()
@@ -616,8 +619,24 @@ def main() -> None:
     more_files()
     if args.sweep:
         sweep(args)
-    else:
-        measure(args, args.workers, args.database)
+        return
+    run = measure(args, args.workers, args.database)
+    if args.floor and run.cpu_per_answer and run.cpu_per_view:
+        bare(args, run)
+
+
+def bare(args: argparse.Namespace, run: Summary) -> None:
+    """``--floor``: the same sockets and messages on a server that plays no game (``transport_floor.py``), at
+    the answers a second and pushes an answer just measured, and the run's CPU as a multiple of it."""
+    import transport_floor  # (beside this script)
+
+    assert run.cpu_per_answer is not None and run.cpu_per_view is not None
+    rate, fanout = run.per_second / args.rooms, run.cpu_per_answer / run.cpu_per_view
+    print(f"bare transport:        {args.rooms} rooms × 12 sockets, {rate:.2f} answers/s a room, {fanout:.1f} pushes "
+          "an answer, no game (scripts/transport_floor.py) …", flush=True)
+    f = transport_floor.measure(args.rooms, rate, fanout, min(args.seconds, 40.0), args.seed)
+    print(f"bare transport CPU:    {f.cpu_ms:.2f} ms per answer, {f.per_push:.3f} ms per push; the server's: "
+          f"{run.cpu_per_answer / f.cpu_ms:.2f}× and {run.cpu_per_view / f.per_push:.2f}× that")
 
 
 if __name__ == "__main__":
