@@ -14,7 +14,6 @@ from werewolf.web.app import carry
 from .conftest import auth
 from .test_api import NINE, create, first_pending, join, snapshot, started, view
 
-
 REPLY = ("reply", "ok", "status", "error")
 
 
