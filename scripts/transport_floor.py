@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import random
 import socket
 import subprocess
@@ -31,6 +30,7 @@ from pathlib import Path
 
 # (At the module's top: FastAPI reads the route's annotations, strings here, from the module's names.)
 from fastapi import FastAPI, WebSocket
+from load import free_port, more_files, server_cpu  # scripts/load.py, beside this one
 from starlette.websockets import WebSocketDisconnect
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,6 +74,8 @@ def app(fanout: float, seed: int) -> object:
 def serve(port: int, fanout: float, seed: int) -> None:
     import uvicorn
 
+    more_files()
+
     sys.path.insert(0, str(ROOT))
     from werewolf.web import uvicorn_settings
 
@@ -90,12 +92,9 @@ class Floor:
     per_push: float  # the same, per push out (the carried reply's push counted once)
 
 
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-async def drive(port: int, rooms: int, rate: float, seconds: float, pid: int, seed: int) -> Floor:
+async def drive(port: int, rooms: int, rate: float, seconds: float, pid: int, seed: int) -> tuple[int, float, float]:
+    """Play the rooms' messages; the messages sent in the measured window, a second, and the server's CPU
+    seconds over it. A room that could not play (a socket refused, too many open files) stops the run."""
     import websockets
 
     stop = time.time() + seconds + 10
@@ -125,19 +124,24 @@ async def drive(port: int, rooms: int, rate: float, seconds: float, pid: int, se
 
     tasks = [asyncio.ensure_future(room(r)) for r in range(rooms)]
     await asyncio.sleep(10)  # every socket open, every room under way
-    c0, m0, t0 = cpu_seconds(pid), sent[0], time.time()
+    c0, m0, t0 = server_cpu(pid), sent[0], time.time()
     await asyncio.sleep(seconds)
-    c1, m1, t1 = cpu_seconds(pid), sent[0], time.time()
-    await asyncio.gather(*tasks, return_exceptions=True)
-    n = max(1, m1 - m0)
-    return Floor(m1 - m0, (m1 - m0) / (t1 - t0), 1000 * (c1 - c0) / n, 0.0)
+    c1, m1, t1 = server_cpu(pid), sent[0], time.time()
+    failed = [x for x in await asyncio.gather(*tasks, return_exceptions=True) if isinstance(x, BaseException)]
+    if failed:
+        sys.exit(f"the bare transport: {len(failed)} of {rooms} rooms could not play "
+                 f"({type(failed[0]).__name__}: {failed[0]})")
+    if c0 is None or c1 is None:
+        sys.exit("the bare transport: its server stopped during the run")
+    if m1 == m0:
+        sys.exit("the bare transport: no message was sent in the measured window")
+    return m1 - m0, (m1 - m0) / (t1 - t0), c1 - c0
 
 
 def measure(rooms: int, rate: float, fanout: float, seconds: float, seed: int = 1) -> Floor:
     """Start the bare server, drive it, and return its CPU per message in (and per push out)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    more_files()  # (12 sockets a room: 200 rooms are over the usual limit of 1,024 descriptors)
+    port = free_port()
     server = subprocess.Popen([sys.executable, __file__, "serve", str(port), str(fanout), str(seed)],
                               cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -152,17 +156,17 @@ def measure(rooms: int, rate: float, fanout: float, seconds: float, seed: int = 
         try:
             import uvloop
         except ImportError:
-            floor = asyncio.run(drive(port, rooms, rate, seconds, server.pid, seed))
+            messages, per_second, cpu = asyncio.run(drive(port, rooms, rate, seconds, server.pid, seed))
         else:
-            floor = uvloop.run(drive(port, rooms, rate, seconds, server.pid, seed))
+            messages, per_second, cpu = uvloop.run(drive(port, rooms, rate, seconds, server.pid, seed))
     finally:
         server.terminate()
         try:
             server.wait(15)
         except subprocess.TimeoutExpired:
             server.kill()
-    floor.per_push = floor.cpu_ms / max(fanout, 1.0)
-    return floor
+    cpu_ms = 1000 * cpu / messages
+    return Floor(messages, per_second, cpu_ms, cpu_ms / max(fanout, 1.0))
 
 
 def main() -> None:
