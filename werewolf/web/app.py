@@ -573,16 +573,15 @@ async def push_views(websocket: WebSocket, hub: Hub, room: Room, sub: Subscriber
                     return
                 if inline:
                     moving += 1
-                    try:
-                        reply, taken = await answer_message(msg.get("text") or "", move)
-                    finally:
+                try:
+                    reply, taken = await answer_message(msg.get("text") or "", move)
+                finally:
+                    if inline:
                         moving -= 1
                         sub.dirty.set()  # the pushes held back meanwhile (and the reply, once owed)
-                    if taken and reply is not None:
-                        owed.append(reply)
-                        reply = None
-                else:
-                    reply, taken = await answer_message(msg.get("text") or "", move)
+                if inline and taken and reply is not None:
+                    owed.append(reply)  # (the next push carries it)
+                    reply = None
                 if reply is not None:
                     await websocket.send_text(reply)
                 if taken:  # (the game bounds these: one per decision asked)
